@@ -1,0 +1,138 @@
+/**
+ * The contract of the Philomena client: what `createPhilomenaClient` (client.ts) returns. The bot and the
+ * commands depend on this interface only, so tests can also hand them a client pointed at the local
+ * Philomena.
+ */
+import type {
+  Comment,
+  Filter,
+  Forum,
+  Gallery,
+  Image,
+  ImageErrors,
+  OEmbed,
+  Post,
+  Tag,
+  Topic,
+  User,
+  VisibleImage,
+} from './schemas.js';
+import type { Site } from './sites.js';
+
+export type SortDirection = 'asc' | 'desc';
+export type SortField =
+  | 'id'
+  | 'updated_at'
+  | 'first_seen_at'
+  | 'aspect_ratio'
+  | 'faves'
+  | 'downvotes'
+  | 'upvotes'
+  | 'width'
+  | 'height'
+  | 'score'
+  | 'comment_count'
+  | 'tag_count'
+  | 'wilson_score'
+  | 'pixels'
+  | 'size'
+  | 'duration'
+  | '_score'
+  | 'random'
+  | `random:${number}`
+  | `gallery_id:${number}`;
+
+/** Per-call options every read accepts. */
+export interface CallOptions {
+  /** Aborts waiting (budget queue, retries, the request). */
+  readonly signal?: AbortSignal;
+  /** Skip the cache read (the fresh answer is still written). */
+  readonly fresh?: boolean;
+}
+
+export interface FilterOption {
+  /** The filter to apply; unset means the site's default (or the key owner's) filter. */
+  readonly filterId?: number;
+}
+
+export interface PageOptions {
+  /** 1-based. */
+  readonly page?: number;
+  /** 1..50. */
+  readonly perPage?: number;
+}
+
+export interface SearchImagesOptions extends PageOptions, FilterOption, CallOptions {
+  readonly q: string;
+  readonly sf?: SortField;
+  readonly sd?: SortDirection;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** The server's `total` (absent on very old servers: then the count of items). */
+  readonly total: number;
+}
+
+export type ReverseSearchInput =
+  | { readonly url: string }
+  | { readonly file: Uint8Array; readonly filename: string; readonly contentType?: string };
+
+export interface ReverseSearchOptions extends CallOptions {
+  /** 0..1, default 0.25. */
+  readonly distance?: number;
+  /** 1..50, default 10. */
+  readonly limit?: number;
+}
+
+export interface SubmitImageInput {
+  readonly url: string;
+  readonly description?: string;
+  readonly tagInput?: string;
+  readonly sourceUrl?: string;
+}
+
+export type SubmitImageResult =
+  | { readonly ok: true; readonly image: Image }
+  | { readonly ok: false; readonly errors: ImageErrors; readonly duplicate: boolean };
+
+export interface PhilomenaClient {
+  readonly site: Site;
+
+  // images
+  image(id: number, options?: FilterOption & CallOptions): Promise<Image>;
+  featuredImage(options?: FilterOption & CallOptions): Promise<Image>;
+  searchImages(options: SearchImagesOptions): Promise<Page<VisibleImage>>;
+  reverseSearch(input: ReverseSearchInput, options?: ReverseSearchOptions): Promise<Page<Image>>;
+  submitImage(input: SubmitImageInput, options?: CallOptions): Promise<SubmitImageResult>;
+  oembed(url: string, options?: CallOptions): Promise<OEmbed>;
+
+  // tags
+  /** By name or slug; follows an alias to its target unless `followAlias: false`. */
+  tag(nameOrSlug: string, options?: CallOptions & { readonly followAlias?: boolean }): Promise<Tag>;
+  searchTags(options: PageOptions & CallOptions & { readonly q: string }): Promise<Page<Tag>>;
+
+  // comments, posts, galleries
+  comment(id: number, options?: CallOptions): Promise<Comment>;
+  searchComments(options: PageOptions & CallOptions & { readonly q: string }): Promise<Page<Comment>>;
+  post(id: number, options?: CallOptions): Promise<Post>;
+  searchPosts(options: PageOptions & CallOptions & { readonly q: string }): Promise<Page<Post>>;
+  searchGalleries(options: PageOptions & CallOptions & { readonly q: string }): Promise<Page<Gallery>>;
+
+  // users
+  profile(id: number, options?: CallOptions): Promise<User>;
+
+  // filters
+  filter(id: number, options?: CallOptions): Promise<Filter>;
+  systemFilters(options?: PageOptions & CallOptions): Promise<Page<Filter>>;
+  userFilters(options?: PageOptions & CallOptions): Promise<Page<Filter>>;
+  searchFilters(options: PageOptions & CallOptions & { readonly q: string }): Promise<Page<Filter>>;
+
+  // forums
+  forums(options?: CallOptions): Promise<Page<Forum>>;
+  forum(shortName: string, options?: CallOptions): Promise<Forum>;
+  topics(forum: string, options?: PageOptions & CallOptions): Promise<Page<Topic>>;
+  topic(forum: string, topicSlug: string, options?: CallOptions): Promise<Topic>;
+  topicPosts(forum: string, topicSlug: string, options?: PageOptions & CallOptions): Promise<Page<Post>>;
+  topicPost(forum: string, topicSlug: string, postId: number, options?: CallOptions): Promise<Post>;
+}
