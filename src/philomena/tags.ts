@@ -124,7 +124,7 @@ export function tagNameOfSlug(slug: string): string {
  * every `-` in it belongs to an escape. A name like `safe` is its own slug, so both readings agree.
  */
 export function isTagSlug(text: string): boolean {
-  if (/[\s:./\\]/.test(text.replaceAll('+', ''))) return false;
+  if (/[ :./\\]/.test(text.replaceAll('+', ''))) return false;
   return !text.replace(SLUG_ESCAPE, '').includes('-');
 }
 
@@ -135,7 +135,10 @@ export function isTagSlug(text: string): boolean {
  */
 export function tagPath(nameOrSlug: string): string {
   const slug = isTagSlug(nameOrSlug) ? nameOrSlug : tagSlug(nameOrSlug);
-  return encodeURIComponent(slug).replaceAll('%2B', '+');
+  // encodeURIComponent leaves !'()* alone; they are encoded too, as `(`/`)` would end a Markdown link.
+  return encodeURIComponent(slug)
+    .replaceAll('%2B', '+')
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** A tag name as one quoted term of a search query `q`: `"` and `\` escaped. */
