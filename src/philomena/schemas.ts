@@ -36,8 +36,9 @@ export const representationsSchema = z
     thumb: z.string(),
     thumb_small: z.string(),
     thumb_tiny: z.string(),
-    webm: z.string().optional(),
-    mp4: z.string().optional(),
+    // exactOptional: `webm?: string`, not `string | undefined`, which the string catchall would reject.
+    webm: z.string().exactOptional(),
+    mp4: z.string().exactOptional(),
   })
   .catchall(z.string());
 export type Representations = z.infer<typeof representationsSchema>;
@@ -109,7 +110,8 @@ export const hiddenImageSchema = z
   })
   .transform((stub) => ({ ...stub, kind: 'hidden' as const }));
 
-export const imageSchema = z.union([visibleImageSchema, hiddenImageSchema]);
+/** Discriminated, so a bad visible image reports its own bad field, not "matches no union member". */
+export const imageSchema = z.discriminatedUnion('hidden_from_users', [visibleImageSchema, hiddenImageSchema]);
 export type VisibleImage = z.infer<typeof visibleImageSchema>;
 export type HiddenImage = z.infer<typeof hiddenImageSchema>;
 export type Image = z.infer<typeof imageSchema>;
@@ -364,12 +366,27 @@ export const forumsResponseSchema = z.object({ forums: z.array(forumSchema), tot
 export const topicResponseSchema = z.object({ topic: topicSchema });
 export const topicsResponseSchema = z.object({ topics: z.array(topicSchema), total });
 
-/** The path of the first issue, as `images[3].representations.full`. */
+/**
+ * The path of the first issue, as `images[3].representations.full`. When no member of a union matched, it
+ * follows the member that got furthest (the longest path), so the message still names the bad field.
+ */
 export function issuePath(error: z.ZodError): string {
+  type Issue = z.core.$ZodIssue;
+  const pathOf = (issue: Issue): PropertyKey[] => {
+    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.path;
+    let best: PropertyKey[] = [];
+    for (const branch of issue.errors) {
+      const first = branch[0];
+      if (!first) continue;
+      const inner = pathOf(first);
+      if (inner.length > best.length) best = inner;
+    }
+    return [...issue.path, ...best];
+  };
   const first = error.issues[0];
   if (!first) return '(root)';
   return (
-    first.path.reduce<string>(
+    pathOf(first).reduce<string>(
       (acc, part) =>
         typeof part === 'number' ? `${acc}[${part}]` : acc === '' ? String(part) : `${acc}.${String(part)}`,
       '',
