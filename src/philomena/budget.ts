@@ -4,9 +4,9 @@
  * Going over earns a 429 and, repeated, a ban, so every attempt (retries included) takes a slot here first.
  *
  * Sliding-window logs: a window holds the start times of its last `limit` requests, so it can never let a
- * burst straddle a window boundary the way fixed windows do. Waiters queue FIFO per window: a waiter only
- * overtakes an earlier one when they need no window in common (a plain image fetch does not wait behind a
- * search that waits for the search window). The queue is bounded and every wait has a deadline, so a stuck
+ * burst straddle a window boundary the way fixed windows do. Waiters are served in FIFO order: whenever a slot
+ * frees, the earliest waiter that fits takes it; a plain image fetch does not wait behind a search that
+ * only waits for the search window. The queue is bounded and every wait has a deadline, so a stuck
  * site cannot pile up callers without end.
  */
 import { SiteUnavailableError } from '../errors.js';
@@ -111,24 +111,25 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     return isSearchPath(path) ? [overall, search] : [overall];
   }
 
-  /** Grant every waiter that can go, in order, without letting anyone jump a waiter on a shared window. */
+  /**
+   * Grant every waiter whose windows all have room, in queue order, so an earlier waiter always gets the
+   * first pick of a freed slot. A waiter held back by the search window does not hold back plain fetches
+   * while the overall window has room.
+   */
   function drain(): void {
     const at = now();
     prune(overall, at);
     prune(search, at);
-    const blocked = new Set<Window>();
     for (let i = 0; i < queue.length;) {
       const waiter = queue[i];
       if (!waiter) break;
-      const canGo = waiter.windows.every((w) => !blocked.has(w) && hasRoom(w));
-      if (canGo) {
+      if (waiter.windows.every(hasRoom)) {
         queue.splice(i, 1);
         take(waiter.windows, at);
         waiter.settled = true;
         waiter.cleanup();
         waiter.resolve();
       } else {
-        for (const w of waiter.windows) blocked.add(w);
         i += 1;
       }
     }
@@ -168,13 +169,10 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       const windows = windowsFor(path);
-      const at = now();
-      prune(overall, at);
-      prune(search, at);
-      // Fast path: no queue ahead on these windows and room in all of them.
-      const queuedAhead = queue.some((w) => w.windows.some((x) => windows.includes(x)));
-      if (!queuedAhead && windows.every(hasRoom)) {
-        take(windows, at);
+      // Serve the queue first, so a newcomer never takes a slot an earlier waiter could use.
+      drain();
+      if (windows.every(hasRoom)) {
+        take(windows, now());
         return Promise.resolve();
       }
       if (queue.length >= maxQueue) {
