@@ -55,7 +55,8 @@ function imageIdOf(path: string, pages: boolean): number | null {
     digits = (THUMBNAIL.exec(path) ?? VIEW.exec(path))?.[1];
   if (digits === undefined) return null;
   const id = Number(digits);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
+  // Image 0 is real (Derpibooru's first upload).
+  return Number.isSafeInteger(id) && id >= 0 ? id : null;
 }
 
 export function createLinkRecogniser(sites: readonly Site[]): (text: string) => ImageLink[] {

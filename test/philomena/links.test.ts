@@ -15,6 +15,7 @@ describe('createLinkRecogniser: the link forms', () => {
   const cases: [string, string, string[]][] = [
     ['image page', 'https://derpibooru.org/images/2028858', ['derpibooru#2028858']],
     ['bare id', 'https://derpibooru.org/2028858', ['derpibooru#2028858']],
+    ['image zero (it exists on Derpibooru)', 'https://derpibooru.org/images/0', ['derpibooru#0']],
     ['www and http', 'http://www.derpibooru.org/images/5', ['derpibooru#5']],
     ['alias host', 'https://trixiebooru.org/images/5', ['derpibooru#5']],
     ['upper-case host and scheme', 'HTTPS://DerpiBooru.ORG/images/5', ['derpibooru#5']],
@@ -100,7 +101,6 @@ describe('createLinkRecogniser: what is not a link of ours', () => {
     ['no scheme', 'derpibooru.org/images/1'],
     ['ftp', 'ftp://derpibooru.org/images/1'],
     ['glued to a word', 'xhttps://derpibooru.org/images/1'],
-    ['id zero', 'https://derpibooru.org/images/0'],
     ['id too big', 'https://derpibooru.org/images/99999999999999999'],
     ['id beyond safe integers', 'https://derpibooru.org/images/9999999999999999'],
     ['id with letters', 'https://derpibooru.org/images/12abc'],
