@@ -1,0 +1,356 @@
+/**
+ * The image card: one embed per image, gated by the safety rules.
+ *
+ * Every card credits the artists (or says they are unknown), lists every source, and links to the image
+ * page. What else it shows depends on the gate: outside age-restricted channels only an image rated
+ * exactly `safe` shows its picture, tags and description; a spoilered image shows neither picture nor
+ * description until revealed; deleted and merged images get a stub card. Board text is escaped and
+ * mention-proof, every URL is https (through urls.ts), and the card fits Discord's limits by itself.
+ */
+import type { APIEmbed, APIEmbedField } from 'discord.js';
+import type { HiddenImage, Image, VisibleImage } from '../../philomena/schemas.js';
+import type { Site } from '../../philomena/sites.js';
+import {
+  CREDIT_NAMESPACES,
+  creditsOf,
+  isSafe,
+  ratingOf,
+  RATINGS,
+  type CreditNamespace,
+  type Rating,
+} from '../../philomena/tags.js';
+import { httpsUrl, imagePageUrl, sourceLink, tagPageUrl } from '../../philomena/urls.js';
+import { EMBED_FIELD_VALUE_MAX, EMBEDS_TOTAL_MAX, embedLength, fitEmbeds } from './limits.js';
+import {
+  bareUrl,
+  boardMarkdownToDiscord,
+  escapeInline,
+  maskedLink,
+  truncate,
+  truncateMarkdown,
+} from './markdown.js';
+
+export type Gate = 'full' | 'rating-restricted' | 'spoilered' | 'processing' | 'deleted' | 'merged';
+
+export interface CardContext {
+  readonly site: Site;
+  /** The channel allows non-safe images. */
+  readonly ageRestricted: boolean;
+  /** The applied filter, to tell which of its tags hit a spoilered image. */
+  readonly filter?: {
+    readonly name: string;
+    readonly spoileredTagIds: readonly number[];
+    readonly hiddenTagIds: readonly number[];
+  };
+  /** Reveal (ephemeral, to one member) ignores `spoilered`, never the rating rule. */
+  readonly reveal?: boolean;
+  /** Appended to the footer, e.g. "3 of 120". */
+  readonly footerExtra?: string;
+}
+
+export interface ImageCard {
+  readonly embed: APIEmbed;
+  readonly gate: Gate;
+  /** Spoilered only by the filter: a Reveal button may show it to one member. */
+  readonly revealable: boolean;
+}
+
+/** Colours by rating, most severe first: the first rating of the image in this list picks the colour. */
+const RATING_COLOURS: readonly (readonly [Rating, number])[] = [
+  ['grotesque', 0x1e1f22],
+  ['grimdark', 0x2b2d31],
+  ['explicit', 0xed4245],
+  ['questionable', 0xe67e22],
+  ['semi-grimdark', 0x4e5058],
+  ['suggestive', 0xfee75c],
+  ['safe', 0x57f287],
+];
+/** No rating tag, and deleted or merged stubs. */
+export const NEUTRAL_COLOUR = 0x99aab5;
+
+export function ratingColour(ratings: ReadonlySet<Rating>): number {
+  return RATING_COLOURS.find(([rating]) => ratings.has(rating))?.[1] ?? NEUTRAL_COLOUR;
+}
+
+/** The rating words in the board's order, e.g. "questionable, grimdark"; "no rating tag" when none. */
+export function ratingWords(ratings: ReadonlySet<Rating>): string {
+  const words = RATINGS.filter((rating) => ratings.has(rating));
+  return words.length === 0 ? 'no rating tag' : words.join(', ');
+}
+
+const ROLE: Readonly<Record<CreditNamespace, [string, string]>> = {
+  artist: ['Artist', 'Artists'],
+  colorist: ['Colorist', 'Colorists'],
+  editor: ['Editor', 'Editors'],
+  photographer: ['Photographer', 'Photographers'],
+  prompter: ['Prompter', 'Prompters'],
+  generator: ['Generator', 'Generators'],
+  commissioner: ['Commissioner', 'Commissioners'],
+};
+
+/** Plain tags that say why there is no credit tag; shown as they are instead of "artist unknown". */
+const NO_CREDIT_TAGS = ['artist needed', 'anonymous artist', 'unknown artist', 'screencap'];
+
+/**
+ * `items` joined with `separator`, as many as fit in `max` characters, then "and N more". Items are
+ * whole Markdown pieces (a link, an escaped name): they are never cut in the middle.
+ */
+export function joinWithin(
+  items: readonly string[],
+  separator: string,
+  max: number,
+  more: (left: number) => string = (left) => `… and ${left} more`,
+): { text: string; shown: number } {
+  let text = '';
+  let shown = 0;
+  for (const [index, item] of items.entries()) {
+    const next = shown === 0 ? item : `${text}${separator}${item}`;
+    const left = items.length - index - 1;
+    const tail = left > 0 ? `${separator}${more(left)}`.length : 0;
+    if (next.length + tail > max) break;
+    text = next;
+    shown += 1;
+  }
+  if (shown < items.length) {
+    const rest = more(items.length - shown);
+    text = shown === 0 ? rest : `${text}${separator}${rest}`;
+  }
+  return { text, shown };
+}
+
+function creditField(image: VisibleImage, site: Site): APIEmbedField {
+  const credits = creditsOf(image.tags);
+  if (credits.length === 0) {
+    const lower = new Set(image.tags.map((tag) => tag.trim().toLowerCase()));
+    const said = NO_CREDIT_TAGS.filter((tag) => lower.has(tag));
+    return { name: 'Credit', value: said.length > 0 ? said.join(', ') : 'artist unknown' };
+  }
+  const lines: string[] = [];
+  for (const namespace of CREDIT_NAMESPACES) {
+    const labels = ROLE[namespace];
+    const names = credits.filter((credit) => credit.namespace === namespace);
+    if (names.length === 0) continue;
+    const label = names.length === 1 ? labels[0] : labels[1];
+    const links = names.map((credit) =>
+      maskedLink(escapeInline(truncate(credit.name, 80)), tagPageUrl(site, credit.tag)),
+    );
+    // Each role line gets its share of the field, so a crowd of prompters cannot push out the artist.
+    const budget = Math.floor(EMBED_FIELD_VALUE_MAX / CREDIT_NAMESPACES.length) + 200;
+    lines.push(`**${label}:** ${joinWithin(links, ', ', budget - label.length - 6).text}`);
+  }
+  return {
+    name: 'Credit',
+    value: joinWithin(lines, '\n', EMBED_FIELD_VALUE_MAX, (n) => `… and ${n} more roles`).text,
+  };
+}
+
+/** A source as shown: an https link, or (not an http(s) URL) escaped plain text. */
+export function sourceEntry(source: string): string {
+  const link = sourceLink(source);
+  if (link !== null && link.length <= 900) return bareUrl(link);
+  return escapeInline(truncate(source.trim(), 200));
+}
+
+const SOURCE_FIELDS_MAX = 3;
+
+/** Every source, over up to three fields; "no source given" when there is none. */
+function sourceFields(image: VisibleImage): APIEmbedField[] {
+  const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+  if (entries.length === 0) return [{ name: 'Source', value: 'no source given' }];
+  const shown = entries.map(sourceEntry);
+  const fields: APIEmbedField[] = [];
+  let next = 0;
+  while (next < shown.length && fields.length < SOURCE_FIELDS_MAX) {
+    const last = fields.length === SOURCE_FIELDS_MAX - 1;
+    const rest = shown.slice(next);
+    const packed = last
+      ? joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX, (n) => `… and ${n} more on the image page`)
+      : joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX, () => '');
+    const value = last ? packed.text : packed.text.replace(/\n$/, '');
+    const name = fields.length > 0 ? 'Sources (continued)' : entries.length === 1 ? 'Source' : 'Sources';
+    fields.push({ name, value: value === '' ? (shown[next] ?? '').slice(0, EMBED_FIELD_VALUE_MAX) : value });
+    next += Math.max(1, packed.shown);
+  }
+  return fields;
+}
+
+/** Rating tags first (in the board's order), then the rest as the image lists them. */
+function tagsField(image: VisibleImage): APIEmbedField | null {
+  const ratings = RATINGS.filter((rating) => image.tags.some((tag) => tag.trim().toLowerCase() === rating));
+  const rest = image.tags.filter((tag) => !(RATINGS as readonly string[]).includes(tag.trim().toLowerCase()));
+  const tags = [...ratings, ...rest].map((tag) => escapeInline(truncate(tag, 100)));
+  if (tags.length === 0) return null;
+  return { name: `Tags (${image.tags.length})`, value: joinWithin(tags, ', ', EMBED_FIELD_VALUE_MAX).text };
+}
+
+function unixSeconds(iso: string | undefined): number | null {
+  if (iso === undefined) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
+}
+
+function statFields(image: VisibleImage): APIEmbedField[] {
+  const fields: APIEmbedField[] = [
+    {
+      name: 'Score',
+      value: `${image.score} (▲ ${image.upvotes} ▼ ${image.downvotes}) · ★ ${image.faves} · 💬 ${image.comment_count}`,
+      inline: true,
+    },
+    {
+      name: 'Size',
+      value: `${image.width}×${image.height} ${escapeInline(image.format.toUpperCase())}`,
+      inline: true,
+    },
+  ];
+  const uploaded = unixSeconds(image.first_seen_at) ?? unixSeconds(image.created_at);
+  if (uploaded !== null) fields.push({ name: 'Uploaded', value: `<t:${uploaded}:d>`, inline: true });
+  return fields;
+}
+
+function isVideo(image: VisibleImage): boolean {
+  return (
+    image.format === 'webm' || image.format === 'mp4' || image.mime_type.toLowerCase().startsWith('video/')
+  );
+}
+
+/** The still (or gif) Discord can show, and for a video the video itself to link to. */
+export function pictureOf(image: VisibleImage, site: Site): { picture: string | null; video: string | null } {
+  const reps = image.representations;
+  if (isVideo(image)) {
+    const thumb = httpsUrl(reps.thumb, site);
+    let picture: string | null = null;
+    if (thumb !== null) {
+      const url = new URL(thumb);
+      // `.gif` previews exist for the thumb sizes; when `thumb` points at the full file (a video smaller
+      // than the thumb size), the still `rendered.png` beside it is the picture.
+      url.pathname = /\/thumb\.(?:webm|mp4)$/i.test(url.pathname)
+        ? url.pathname.replace(/\.(?:webm|mp4)$/i, '.gif')
+        : url.pathname.replace(/\/[^/]*$/, '/rendered.png');
+      picture = url.href;
+    }
+    const video = httpsUrl(reps.webm ?? reps.full, site) ?? httpsUrl(reps.mp4, site);
+    return { picture, video };
+  }
+  let picture = httpsUrl(reps.large, site) ?? httpsUrl(reps.medium, site);
+  // SVG uploads have png representations; never hand Discord the SVG itself.
+  if (picture !== null && /\.svg$/i.test(new URL(picture).pathname)) {
+    const url = new URL(picture);
+    url.pathname = url.pathname.replace(/\.svg$/i, '.png');
+    picture = url.href;
+  }
+  return { picture, video: null };
+}
+
+function footer(ctx: CardContext): { text: string } {
+  const extra = ctx.footerExtra?.trim();
+  return { text: extra ? `${ctx.site.name} · ${extra}` : ctx.site.name };
+}
+
+/** The filter's tags that hit the image (ids and names align: the server builds both from one list). */
+function filterHits(image: VisibleImage, ctx: CardContext): { spoilered: string[]; hidden: string[] } {
+  const spoileredIds = new Set(ctx.filter?.spoileredTagIds ?? []);
+  const hiddenIds = new Set(ctx.filter?.hiddenTagIds ?? []);
+  const spoilered: string[] = [];
+  const hidden: string[] = [];
+  image.tag_ids.forEach((id, index) => {
+    const name = image.tags[index];
+    if (name === undefined) return;
+    if (hiddenIds.has(id)) hidden.push(name);
+    else if (spoileredIds.has(id)) spoilered.push(name);
+  });
+  return { spoilered, hidden };
+}
+
+function spoilerNotice(image: VisibleImage, ctx: CardContext): string {
+  const by = ctx.filter ? `the filter “${escapeInline(truncate(ctx.filter.name, 100))}”` : 'the filter';
+  const { spoilered, hidden } = filterHits(image, ctx);
+  const list = (names: string[]): string =>
+    joinWithin(
+      names.map((name) => `**${escapeInline(truncate(name, 100))}**`),
+      ', ',
+      600,
+    ).text;
+  const parts: string[] = [];
+  if (hidden.length > 0) parts.push(`hidden by ${by} for ${list(hidden)}`);
+  if (spoilered.length > 0) parts.push(`spoilered by ${by} for ${list(spoilered)}`);
+  const why = parts.length > 0 ? parts.join('; ') : `spoilered: it matches ${by}'s rules`;
+  return `This image is ${why}. Its picture and description are not shown.`;
+}
+
+function stubCard(image: HiddenImage, ctx: CardContext): ImageCard {
+  const merged = image.duplicate_of !== null;
+  const description = merged
+    ? `This image was merged into ${maskedLink(`#${image.duplicate_of}`, imagePageUrl(ctx.site, image.duplicate_of ?? image.id))}.`
+    : `This image was deleted${image.deletion_reason ? `: ${escapeInline(truncate(image.deletion_reason, 1000))}` : '.'}`;
+  const embed: APIEmbed = {
+    title: `#${image.id}`,
+    url: imagePageUrl(ctx.site, image.id),
+    color: NEUTRAL_COLOUR,
+    description,
+    footer: footer(ctx),
+  };
+  return { embed: fitOne(embed), gate: merged ? 'merged' : 'deleted', revealable: false };
+}
+
+function fitOne(embed: APIEmbed): APIEmbed {
+  return fitEmbeds([embed])[0] ?? embed;
+}
+
+/** Room for the description once the rest of the card is counted, kept readable. */
+const DESCRIPTION_MAX = 1800;
+
+export function imageCard(image: Image, ctx: CardContext): ImageCard {
+  if (image.kind === 'hidden') return stubCard(image, ctx);
+  const { site } = ctx;
+  const ratings = ratingOf(image.tags);
+  const safe = isSafe(image.tags);
+  const base: APIEmbed = {
+    title: `#${image.id}`,
+    url: imagePageUrl(site, image.id),
+    color: ratingColour(ratings),
+    footer: footer(ctx),
+  };
+  const rating: APIEmbedField = { name: 'Rating', value: escapeInline(ratingWords(ratings)), inline: true };
+
+  if (!safe && !ctx.ageRestricted) {
+    const embed: APIEmbed = {
+      ...base,
+      description:
+        ratings.size === 0
+          ? 'This image has no rating tag, so it can only be shown in age-restricted channels.'
+          : `This image is rated **${escapeInline(ratingWords(ratings))}**: it can only be shown in age-restricted channels.`,
+      fields: [creditField(image, site), ...sourceFields(image), rating],
+    };
+    return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false };
+  }
+
+  if (image.spoilered && ctx.reveal !== true) {
+    const embed: APIEmbed = {
+      ...base,
+      description: spoilerNotice(image, ctx),
+      fields: [creditField(image, site), ...sourceFields(image), rating, ...statFields(image)],
+    };
+    return { embed: fitOne(embed), gate: 'spoilered', revealable: true };
+  }
+
+  const processing = !image.thumbnails_generated;
+  const { picture, video } = pictureOf(image, site);
+  const fields: APIEmbedField[] = [
+    creditField(image, site),
+    ...sourceFields(image),
+    rating,
+    ...statFields(image),
+  ];
+  if (video !== null && !processing) fields.push({ name: 'Video', value: bareUrl(video) });
+  const tags = tagsField(image);
+  if (tags) fields.push(tags);
+  const embed: APIEmbed = { ...base, fields };
+  if (!processing && picture !== null) embed.image = { url: picture };
+
+  const notice = processing ? 'Still processing: the picture is not ready yet.' : '';
+  const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
+  const text = room > 40 ? truncateMarkdown(boardMarkdownToDiscord(image.description, site), room) : '';
+  const description = [notice, text].filter((part) => part !== '').join('\n\n');
+  if (description !== '') embed.description = description;
+  return { embed: fitOne(embed), gate: processing ? 'processing' : 'full', revealable: false };
+}

@@ -1,0 +1,25 @@
+/** The pure renderers of the bot: cards, Markdown, Discord limits, allowed mentions. */
+export {
+  imageCard,
+  pictureOf,
+  ratingColour,
+  ratingWords,
+  sourceEntry,
+  type CardContext,
+  type Gate,
+  type ImageCard,
+} from './image-card.js';
+export { tagCard, type TagCardContext } from './tag-card.js';
+export {
+  bareUrl,
+  boardMarkdownToDiscord,
+  escapeInline,
+  escapeMarkdown,
+  escapeText,
+  maskedLink,
+  neutraliseMentions,
+  truncate,
+  truncateMarkdown,
+} from './markdown.js';
+export * from './limits.js';
+export { NO_MENTIONS } from './mentions.js';

@@ -1,0 +1,582 @@
+/**
+ * Board text made safe for Discord. Everything the board sends (tag names, credits, descriptions) is
+ * untrusted: it must not format, must not make masked links the board did not make, must not ping or even
+ * render as a mention, and every URL it yields must be https.
+ *
+ * `boardMarkdownToDiscord` parses Philomena-flavour Markdown (comrak with spoilers, underline, greentext,
+ * `>>123` image references; old content may still be Textile) into a small set of constructs and writes
+ * each back with Discord syntax that this module emits itself; every piece of text between them goes
+ * through `escapeMarkdown`. So nothing the board typed reaches Discord as syntax, and unclosed or unknown
+ * markup simply shows as the characters it is.
+ */
+import type { Site } from '../../philomena/sites.js';
+import { httpsUrl, imagePageUrl } from '../../philomena/urls.js';
+
+const ZWSP = '\u200b';
+const ELLIPSIS = '…';
+
+/**
+ * `@everyone`, `@here`, `<@id>`, `<@!id>`, `<@&id>`, `<#id>`, `</cmd:id>`, `<t:...>`, `<:emoji:id>` and
+ * `<id:...>` cannot render as what they look like once a zero-width space follows the `@` or `<`. This
+ * holds even if `allowed_mentions` were wrong, and in embeds, where Discord renders but never pings.
+ */
+export function neutraliseMentions(text: string): string {
+  return text.replace(/@(?=everyone|here)/gi, `@${ZWSP}`).replace(/<(?=[@#/:]|a:|t:|id:)/gi, `<${ZWSP}`);
+}
+
+/** Characters that format anywhere in a line: bold/italic, underline, strike, code, spoilers, links. */
+const INLINE_SPECIAL = /[\\*_~`|[\]<]/g;
+
+/**
+ * Escape text for Discord Markdown and neutralise mentions. `atLineStart` says whether the text begins a
+ * line of the output (headings `#`, quotes `>`, lists `-`/`1.` only act there); it is true for standalone
+ * text. `scheme://` has its colon escaped so a bare URL in board text never becomes a clickable link.
+ */
+export function escapeText(text: string, atLineStart = true): string {
+  const escaped = neutraliseMentions(text)
+    .replace(INLINE_SPECIAL, (c) => `\\${c}`)
+    .replace(/:(?=\/\/)/g, '\\:');
+  return escaped.replace(
+    atLineStart ? /(^|\n)([ \t]*)(?:([#>+-])|(\d+)([.)]))/g : /(\n)([ \t]*)(?:([#>+-])|(\d+)([.)]))/g,
+    (_m, start: string, space: string, mark: string | undefined, digits: string | undefined, dot: string) =>
+      mark !== undefined ? `${start}${space}\\${mark}` : `${start}${space}${digits ?? ''}\\${dot}`,
+  );
+}
+
+/**
+ * Board text as plain Discord text: every Markdown character escaped (so it cannot format or make a
+ * masked link) and every mention neutralised.
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeText(text, true);
+}
+
+/** Escaped text for one-line places (titles, field names, footers): line breaks become spaces. */
+export function escapeInline(text: string): string {
+  return escapeMarkdown(text.replace(/[\r\n]+/g, ' '));
+}
+
+/** The index at most `max` that does not split a surrogate pair. */
+function codePointCut(text: string, max: number): number {
+  if (max <= 0) return 0;
+  if (max >= text.length) return text.length;
+  const code = text.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 code units (Discord counts characters; UTF-16 length is never less
+ * than the count of code points, so it is the safe measure), ending with "…" when cut. Never splits a
+ * surrogate pair; prefers to cut at a space when one is near the end.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return '';
+  if (max === 1) return ELLIPSIS;
+  let cut = codePointCut(text, max - 1);
+  const space = text.lastIndexOf(' ', cut);
+  if (space > cut - 24 && space > 0) cut = space;
+  let kept = text.slice(0, cut).trimEnd();
+  // A lone trailing backslash would escape the ellipsis, which is harmless, but looks odd.
+  if (/(^|[^\\])(\\\\)*\\$/.test(kept)) kept = kept.slice(0, -1);
+  return `${kept}${ELLIPSIS}`;
+}
+
+/** Positions of unescaped occurrences of `token` in Discord Markdown `text`. */
+function unescapedIndexes(text: string, token: string): number[] {
+  const found: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '\\') {
+      i += 2;
+      continue;
+    }
+    if (text.startsWith(token, i)) {
+      found.push(i);
+      i += token.length;
+      continue;
+    }
+    i += 1;
+  }
+  return found;
+}
+
+/**
+ * Like {@link truncate}, for Markdown this module produced: the cut never leaves a spoiler, a code block
+ * or a masked link open. An open `||` would show the rest of a spoiler in the clear, so the cut moves
+ * back to before the opening marker instead.
+ */
+export function truncateMarkdown(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let kept = truncate(text, max).slice(0, -1);
+  for (let round = 0; round < 8; round += 1) {
+    const fences = unescapedIndexes(kept, '```');
+    if (fences.length % 2 === 1) {
+      kept = kept.slice(0, fences.at(-1));
+      continue;
+    }
+    const spoilers = unescapedIndexes(
+      kept.replace(/```[\s\S]*?```/g, (m) => ' '.repeat(m.length)),
+      '||',
+    );
+    if (spoilers.length % 2 === 1) {
+      kept = kept.slice(0, spoilers.at(-1));
+      continue;
+    }
+    const opens = unescapedIndexes(kept, '[');
+    const lastOpen = opens.at(-1);
+    if (lastOpen !== undefined && !/\]\([^)\s]*\)/.test(kept.slice(lastOpen))) {
+      kept = kept.slice(0, lastOpen);
+      continue;
+    }
+    break;
+  }
+  return `${kept.trimEnd()}${ELLIPSIS}`;
+}
+
+// ---- links ----
+
+/**
+ * A URL as Discord link syntax accepts it: characters that could end the link early or be read as
+ * Markdown or a mention are percent-encoded (servers read `%28` as `(`); `@` only outside the authority.
+ */
+export function linkTarget(url: string): string {
+  const authorityEnd = url.indexOf('/', url.indexOf('//') + 2);
+  const head = authorityEnd === -1 ? url : url.slice(0, authorityEnd);
+  const tail = authorityEnd === -1 ? '' : url.slice(authorityEnd);
+  const encode = (s: string): string =>
+    s.replace(/[()<>[\]"' `@\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return head + encode(tail);
+}
+
+/** Discord masked link with escaped text; the text is written by the caller's own escaping. */
+export function maskedLink(escapedText: string, url: string): string {
+  return `[${escapedText}](${linkTarget(url)})`;
+}
+
+/** Text that looks like a URL or a domain; as link text it could disguise where the link goes. */
+function looksLikeUrl(text: string): boolean {
+  return /[a-z][a-z0-9+.-]*:\/\/|www\.|\b[a-z0-9-]+\.[a-z]{2,}\b/i.test(text);
+}
+
+// ---- board Markdown ----
+
+interface InlineOptions {
+  readonly site: Site;
+  /** Inside link text: links may not nest. */
+  readonly noLinks: boolean;
+  readonly depth: number;
+}
+
+const MAX_DEPTH = 12;
+/** Longer input is cut first: no card shows more, and it bounds the work on hostile input. */
+const MAX_INPUT = 12_000;
+/** Link text and destinations longer than this are not links: bounds the scans on hostile input. */
+const MAX_LINK_SCAN = 2_048;
+
+const EMPHASIS = ['**', '__', '~~', '||', '*', '_'] as const;
+type Emphasis = (typeof EMPHASIS)[number];
+const DISCORD_EMPHASIS: Readonly<Record<Emphasis, string>> = {
+  '**': '**',
+  __: '__',
+  '~~': '~~',
+  '||': '||',
+  '*': '*',
+  _: '*',
+};
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+};
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,6});/gi, (whole, body: string) => {
+    if (body.startsWith('#')) {
+      const code =
+        body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+        ? String.fromCodePoint(code)
+        : whole;
+    }
+    return ENTITIES[body.toLowerCase()] ?? whole;
+  });
+}
+
+/** HTML tags the board would have stripped or escaped; `<br>` is a line break. */
+function stripHtml(text: string): string {
+  return text.replace(/<br\s*\/?>/gi, '\n').replace(/<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/gi, '');
+}
+
+/** Plain inline code; backticks inside become a look-alike so the span cannot be closed early. */
+function inlineCode(content: string): string {
+  const body = neutraliseMentions(content.replaceAll('`', 'ˋ'));
+  return body.trim() === '' ? '' : `\`${body}\``;
+}
+
+function codeBlock(lines: readonly string[]): string {
+  const body = neutraliseMentions(lines.join('\n').replaceAll('```', 'ˋˋˋ'));
+  return `\`\`\`\n${body}\n\`\`\``;
+}
+
+/** Find the matching `]` for the `[` at `open`, honouring nesting and backslashes. */
+function closingBracket(text: string, open: number): number {
+  let depth = 0;
+  const end = Math.min(text.length, open + MAX_LINK_SCAN);
+  for (let i = open; i < end; i += 1) {
+    const c = text[i];
+    if (c === '\\') i += 1;
+    else if (c === '[') depth += 1;
+    else if (c === ']') {
+      depth -= 1;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** `(dest "title")` starting at `open`: the destination and the index after `)`. */
+function linkDestination(text: string, open: number): { dest: string; end: number } | null {
+  if (text[open] !== '(') return null;
+  let depth = 0;
+  const end = Math.min(text.length, open + MAX_LINK_SCAN);
+  for (let i = open; i < end; i += 1) {
+    const c = text[i];
+    if (c === '\\') i += 1;
+    else if (c === '\n') return null;
+    else if (c === '(') depth += 1;
+    else if (c === ')') {
+      depth -= 1;
+      if (depth === 0) {
+        let inner = text.slice(open + 1, i).trim();
+        if (inner.startsWith('<'))
+          inner = inner.slice(1, inner.indexOf('>') === -1 ? undefined : inner.indexOf('>'));
+        const dest = inner.split(/\s+/)[0] ?? '';
+        return { dest, end: i + 1 };
+      }
+    }
+  }
+  return null;
+}
+
+/** Trailing punctuation is not part of a bare URL (`see https://x.org/a.`), unless a `)` is balanced. */
+function trimUrl(url: string): string {
+  let out = url;
+  for (;;) {
+    const last = out.at(-1);
+    if (last === undefined) return out;
+    if ('.,:;!?\'"*_~|'.includes(last)) out = out.slice(0, -1);
+    else if (last === ')' && (out.match(/\(/g)?.length ?? 0) < (out.match(/\)/g)?.length ?? 0))
+      out = out.slice(0, -1);
+    else return out;
+  }
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
+}
+
+/** Index of the closing delimiter for an emphasis run opened at `from`, within `[from, end)`, or -1. */
+function closingDelimiter(text: string, delim: Emphasis, from: number, end: number): number {
+  for (let i = from; i <= end - delim.length; i += 1) {
+    const c = text[i];
+    if (c === '\\') {
+      i += 1;
+      continue;
+    }
+    if (c === '`') {
+      // A code span hides its content from emphasis.
+      const run = /^`+/.exec(text.slice(i))?.[0] ?? '`';
+      const close = text.indexOf(run, i + run.length);
+      if (close !== -1 && close < end) i = close + run.length - 1;
+      continue;
+    }
+    if (!text.startsWith(delim, i)) continue;
+    const before = text[i - 1];
+    const after = text[i + delim.length];
+    if (before === undefined || /\s/.test(before)) continue;
+    if (delim.length === 1 && (after === delim || before === delim)) continue;
+    if (delim === '_' && isWordChar(after)) continue;
+    return i;
+  }
+  return -1;
+}
+
+/**
+ * A link the board made. Text that looks like a URL could disguise the target, so then the target itself
+ * is shown instead; a target that is not http(s) leaves only the text.
+ */
+function renderLink(textMd: string, plainText: string, url: string | null): string {
+  if (url === null) return textMd;
+  if (plainText.trim() === '' || looksLikeUrl(plainText)) return bareUrl(url);
+  return maskedLink(textMd, url);
+}
+
+/** A URL as Discord's autolink `<url>`: delimited, so no neighbouring character is read into it. */
+export function bareUrl(url: string): string {
+  return `<${linkTarget(url)}>`;
+}
+
+/**
+ * Inline board Markdown → Discord Markdown. `text` may hold line breaks (a paragraph); `lineStart` says
+ * whether its first character starts a line of the output.
+ */
+function renderInline(text: string, options: InlineOptions, lineStart: boolean): string {
+  if (options.depth > MAX_DEPTH) return escapeText(text, lineStart);
+  const out: string[] = [];
+  let plain = '';
+  let plainAtLineStart = lineStart;
+  const flush = (): void => {
+    if (plain !== '') out.push(escapeText(plain, plainAtLineStart));
+    plain = '';
+  };
+  const emit = (piece: string): void => {
+    flush();
+    out.push(piece);
+    plainAtLineStart = false;
+  };
+  const deeper: InlineOptions = { ...options, depth: options.depth + 1 };
+  const inLink: InlineOptions = { ...deeper, noLinks: true };
+  const noCloserFrom = new Map<Emphasis, number>();
+
+  let i = 0;
+  while (i < text.length) {
+    const rest = text.slice(i);
+    const c = text[i] ?? '';
+    const prev = text[i - 1];
+
+    if (plain === '' && out.length > 0 && prev === '\n') plainAtLineStart = true;
+
+    if (c === '\\' && i + 1 < text.length && /[!-/:-@[-`{-~]/.test(text[i + 1] ?? '')) {
+      plain += text[i + 1];
+      i += 2;
+      continue;
+    }
+    if (c === '`') {
+      const run = /^`+/.exec(rest)?.[0] ?? '`';
+      const close = text.indexOf(run, i + run.length);
+      if (close !== -1) {
+        emit(inlineCode(text.slice(i + run.length, close)));
+        i = close + run.length;
+        continue;
+      }
+      plain += run;
+      i += run.length;
+      continue;
+    }
+    // Old Textile spoilers: [spoiler]...[/spoiler].
+    const textileSpoiler = /^\[spoiler\]([\s\S]*?)\[\/spoiler\]/i.exec(rest);
+    if (textileSpoiler) {
+      const inner = renderInline(textileSpoiler[1] ?? '', deeper, false);
+      if (inner.trim() !== '') emit(`||${inner}||`);
+      i += textileSpoiler[0].length;
+      continue;
+    }
+    const textileNoFormat = /^\[==([\s\S]*?)==\]/.exec(rest);
+    if (textileNoFormat) {
+      plain += textileNoFormat[1] ?? '';
+      i += textileNoFormat[0].length;
+      continue;
+    }
+    if (c === '!' && text[i + 1] === '[' && !options.noLinks) {
+      const close = closingBracket(text, i + 1);
+      const dest = close === -1 ? null : linkDestination(text, close + 1);
+      if (dest) {
+        const alt = text.slice(i + 2, close).trim();
+        const url = httpsUrl(dest.dest, options.site);
+        const label = alt === '' ? 'image' : `image: ${alt}`;
+        emit(
+          url === null ? escapeText(`[${label}]`, false) : renderLink(escapeText(label, false), label, url),
+        );
+        i = dest.end;
+        continue;
+      }
+    }
+    if (c === '[' && !options.noLinks) {
+      const close = closingBracket(text, i);
+      const dest = close === -1 ? null : linkDestination(text, close + 1);
+      if (dest) {
+        const label = text.slice(i + 1, close);
+        const url = httpsUrl(dest.dest, options.site);
+        emit(renderLink(renderInline(label, inLink, false), label, url));
+        i = dest.end;
+        continue;
+      }
+    }
+    // Image references: >>123, >>123t / s / p (thumbnail, small, preview embeds) become a link.
+    const reference = /^>>(\d{1,12})([tsp])?(?![\p{L}\p{N}])/u.exec(rest);
+    if (reference && !isWordChar(prev)) {
+      const id = Number(reference[1]);
+      const label = escapeText(`>>${reference[1] ?? ''}`, false);
+      emit(options.noLinks ? label : maskedLink(label, imagePageUrl(options.site, id)));
+      i += reference[0].length;
+      continue;
+    }
+    // Textile links: "text":url
+    const textileLink = /^"([^"\n]{1,300})":((?:https?:\/\/|\/)[^\s<>"]+)/i.exec(rest);
+    if (textileLink && !options.noLinks) {
+      const target = trimUrl(textileLink[2] ?? '');
+      const url = httpsUrl(target, options.site);
+      const label = textileLink[1] ?? '';
+      emit(renderLink(renderInline(label, inLink, false), label, url));
+      i += 1 + label.length + 2 + target.length;
+      continue;
+    }
+    // Textile images: !url! (optionally !url!:link).
+    const textileImage = /^!((?:https?:\/\/|\/)[^\s!<>]+)!(?::(?:https?:\/\/|\/)[^\s<>]+)?/i.exec(rest);
+    if (textileImage && !options.noLinks) {
+      const url = httpsUrl(textileImage[1], options.site);
+      emit(url === null ? escapeText('[image]', false) : maskedLink('image', url));
+      i += textileImage[0].length;
+      continue;
+    }
+    const autolink = /^<((?:https?:\/\/|www\.)[^\s<>]+)>/i.exec(rest);
+    if (autolink) {
+      const raw = autolink[1] ?? '';
+      const url = httpsUrl(raw.startsWith('www.') ? `https://${raw}` : raw, options.site);
+      emit(url === null || options.noLinks ? escapeText(raw, false) : bareUrl(url));
+      i += autolink[0].length;
+      continue;
+    }
+    const bare = /^(?:https?:\/\/|www\.)[^\s<>"]+/i.exec(rest);
+    if (bare && !isWordChar(prev)) {
+      const raw = trimUrl(bare[0]);
+      const url = httpsUrl(raw.toLowerCase().startsWith('www.') ? `https://${raw}` : raw, options.site);
+      emit(url === null || options.noLinks ? escapeText(raw, false) : bareUrl(url));
+      i += raw.length;
+      continue;
+    }
+    const delim = EMPHASIS.find((d) => rest.startsWith(d));
+    if (delim) {
+      const after = text[i + delim.length];
+      const canOpen =
+        after !== undefined &&
+        !/\s/.test(after) &&
+        !(delim === '_' && isWordChar(prev)) &&
+        after !== delim[0];
+      const from = i + delim.length + 1;
+      // A delimiter with no closer after `from` has none after any later position either: remember it,
+      // so text full of unclosed markers costs one scan, not one per marker.
+      const known = noCloserFrom.get(delim);
+      const close =
+        canOpen && (known === undefined || from < known)
+          ? closingDelimiter(text, delim, from, text.length)
+          : -1;
+      if (canOpen && close === -1) noCloserFrom.set(delim, Math.min(from, known ?? from));
+      if (close !== -1) {
+        const inner = renderInline(text.slice(i + delim.length, close), deeper, false);
+        const mark = DISCORD_EMPHASIS[delim];
+        if (inner.trim() !== '') emit(`${mark}${inner}${mark}`);
+        i = close + delim.length;
+        continue;
+      }
+      plain += delim;
+      i += delim.length;
+      continue;
+    }
+    plain += c;
+    i += 1;
+  }
+  flush();
+  return out.join('');
+}
+
+type Block =
+  { readonly kind: 'paragraph'; readonly lines: string[] } | { readonly kind: 'line'; readonly text: string };
+
+/**
+ * Philomena-flavour Markdown (and Textile leftovers) as Discord Markdown: `>>123` image references and
+ * relative links become absolute links on the site, http links become https, images become links,
+ * bold/italic/underline/strike/spoilers/quotes/lists/code stay, HTML is stripped, every other character
+ * is escaped and every mention neutralised. Line ends may be `\r\n`.
+ */
+export function boardMarkdownToDiscord(text: string, site: Site): string {
+  const source = stripHtml(decodeEntities(truncate(text, MAX_INPUT).replace(/\r\n?/g, '\n')));
+  const options: InlineOptions = { site, noLinks: false, depth: 0 };
+  const lines = source.split('\n');
+  const blocks: Block[] = [];
+  let paragraph: string[] | null = null;
+  const endParagraph = (): void => {
+    if (paragraph) blocks.push({ kind: 'paragraph', lines: paragraph });
+    paragraph = null;
+  };
+
+  for (let n = 0; n < lines.length; n += 1) {
+    const line = lines[n] ?? '';
+    const fence = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      endParagraph();
+      const marker = fence[1] ?? '```';
+      const body: string[] = [];
+      n += 1;
+      while (n < lines.length && !(lines[n] ?? '').trimStart().startsWith(marker)) {
+        body.push(lines[n] ?? '');
+        n += 1;
+      }
+      blocks.push({ kind: 'line', text: codeBlock(body) });
+      continue;
+    }
+    if (line.trim() === '') {
+      endParagraph();
+      blocks.push({ kind: 'line', text: '' });
+      continue;
+    }
+    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
+    if (heading) {
+      endParagraph();
+      const inner = renderInline(heading[1] ?? '', options, false);
+      blocks.push({ kind: 'line', text: inner.trim() === '' ? '' : `**${inner}**` });
+      continue;
+    }
+    // Blockquote needs a space after `>` (without one it is greentext, shown as typed); nesting is
+    // flattened, since Discord quotes do not nest. `>>123` is a reference, never a quote.
+    const quote = /^ {0,3}(?:>[ \t]+|bq\.[ \t]+)(.*)$/.exec(line);
+    if (quote && !/^ {0,3}>>\d/.test(line)) {
+      endParagraph();
+      const inner = (quote[1] ?? '').replace(/^(?:>(?!>\d)[ \t]*)+/, '');
+      blocks.push({ kind: 'line', text: `> ${renderInline(inner, options, false)}` });
+      continue;
+    }
+    if (/^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line)) {
+      endParagraph();
+      blocks.push({ kind: 'line', text: '───' });
+      continue;
+    }
+    if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$/.test(line)) continue; // table rule line
+    const bullet = /^([ \t]*)[-*+][ \t]+(.*)$/.exec(line);
+    if (bullet) {
+      endParagraph();
+      const indent = Math.min((bullet[1] ?? '').replace(/\t/g, '  ').length, 4);
+      blocks.push({
+        kind: 'line',
+        text: `${' '.repeat(indent)}- ${renderInline(bullet[2] ?? '', options, false)}`,
+      });
+      continue;
+    }
+    const numbered = /^([ \t]*)(\d{1,9})[.)][ \t]+(.*)$/.exec(line);
+    if (numbered) {
+      endParagraph();
+      const indent = Math.min((numbered[1] ?? '').replace(/\t/g, '  ').length, 4);
+      blocks.push({
+        kind: 'line',
+        text: `${' '.repeat(indent)}${numbered[2] ?? '1'}. ${renderInline(numbered[3] ?? '', options, false)}`,
+      });
+      continue;
+    }
+    paragraph ??= [];
+    paragraph.push(line.trim());
+  }
+  endParagraph();
+
+  const rendered = blocks.map((block) =>
+    block.kind === 'line' ? block.text : renderInline(block.lines.join('\n'), options, true),
+  );
+  return rendered
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

@@ -1,0 +1,129 @@
+/**
+ * The tag card: name, category, image count, descriptions, aliases, implications, the spoiler image and
+ * an example image, which is gated like any image card (its picture only where it may be shown).
+ */
+import type { APIEmbed, APIEmbedField } from 'discord.js';
+import type { Image, Tag } from '../../philomena/schemas.js';
+import type { Site } from '../../philomena/sites.js';
+import { httpsUrl, imagePageUrl, tagPageUrl } from '../../philomena/urls.js';
+import { mayShow } from '../safety.js';
+import { pictureOf, joinWithin, NEUTRAL_COLOUR } from './image-card.js';
+import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
+import { boardMarkdownToDiscord, escapeInline, maskedLink, truncate, truncateMarkdown } from './markdown.js';
+
+export interface TagCardContext {
+  readonly site: Site;
+  readonly ageRestricted: boolean;
+  /** An image carrying the tag; shown only where the image may be shown. */
+  readonly example?: Image;
+  /**
+   * The other side of an alias: when `tag` is the target, the alias the user asked for; when `tag` is
+   * itself an alias (`aliased_tag` set), its target. Either way the card shows the target.
+   */
+  readonly aliasOf?: Tag;
+}
+
+/** Colours of the board's tag categories. */
+const CATEGORY_COLOURS: Readonly<Record<string, number>> = {
+  rating: 0x418dd9,
+  origin: 0x6f66d6,
+  character: 0x4aa158,
+  oc: 0xb157b7,
+  species: 0xb16b50,
+  'body-type': 0x8a8a8a,
+  'content-fanmade': 0xcc8eb5,
+  'content-official': 0xbfb22c,
+  spoiler: 0xd8415a,
+  error: 0xd45460,
+};
+
+const LIST_MAX = 600;
+
+function tagLinks(names: readonly string[], site: Site, max: number): string {
+  const links = names.map((name) => maskedLink(escapeInline(truncate(name, 80)), tagPageUrl(site, name)));
+  return joinWithin(links, ', ', max).text;
+}
+
+function exampleParts(
+  example: Image | undefined,
+  ctx: TagCardContext,
+): { field?: APIEmbedField; picture?: string } {
+  if (example === undefined || example.kind !== 'image') return {};
+  const link = maskedLink(`#${example.id}`, imagePageUrl(ctx.site, example.id));
+  const showable = mayShow(example, ctx.ageRestricted) && !example.spoilered && example.thumbnails_generated;
+  const picture = showable ? pictureOf(example, ctx.site).picture : null;
+  if (picture === null) return { field: { name: 'Example', value: `${link} (not shown here)` } };
+  return { field: { name: 'Example', value: link }, picture };
+}
+
+export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
+  const { site } = ctx;
+  // Show the target of an alias; remember the alias to say where the user came from.
+  let shown = tag;
+  let alias: Tag | undefined;
+  if (tag.aliased_tag !== null && ctx.aliasOf !== undefined && ctx.aliasOf.aliased_tag === null) {
+    shown = ctx.aliasOf;
+    alias = tag;
+  } else if (tag.aliased_tag === null && ctx.aliasOf !== undefined) {
+    alias = ctx.aliasOf;
+  }
+
+  const notes: string[] = [];
+  if (alias !== undefined) {
+    notes.push(`**${escapeInline(truncate(alias.name, 100))}** is an alias of this tag.`);
+  } else if (shown.aliased_tag !== null) {
+    notes.push(
+      `This tag is an alias of ${maskedLink(escapeInline(truncate(shown.aliased_tag, 100)), tagPageUrl(site, shown.aliased_tag))}.`,
+    );
+  }
+  const short = shown.short_description.trim();
+  if (short !== '') notes.push(`*${escapeInline(truncate(short, 300))}*`);
+  const long = shown.description.trim();
+  if (long !== '') notes.push(truncateMarkdown(boardMarkdownToDiscord(long, site), 2500));
+
+  const fields: APIEmbedField[] = [
+    { name: 'Category', value: shown.category ? escapeInline(shown.category) : 'none', inline: true },
+    { name: 'Images', value: String(shown.images), inline: true },
+  ];
+  if (shown.dnp_entries.length > 0) {
+    fields.push({ name: 'Do-not-post', value: `${shown.dnp_entries.length} entries`, inline: true });
+  }
+  const aliases = shown.aliases.filter((name) => name.trim() !== '');
+  if (aliases.length > 0) {
+    fields.push({
+      name: `Aliases (${aliases.length})`,
+      value: joinWithin(
+        aliases.map((name) => escapeInline(truncate(name, 80))),
+        ', ',
+        LIST_MAX,
+      ).text,
+    });
+  }
+  if (shown.implied_tags.length > 0) {
+    fields.push({
+      name: `Implies (${shown.implied_tags.length})`,
+      value: tagLinks(shown.implied_tags, site, EMBED_FIELD_VALUE_MAX),
+    });
+  }
+  if (shown.implied_by_tags.length > 0) {
+    fields.push({
+      name: `Implied by (${shown.implied_by_tags.length})`,
+      value: tagLinks(shown.implied_by_tags, site, LIST_MAX),
+    });
+  }
+  const example = exampleParts(ctx.example, ctx);
+  if (example.field) fields.push(example.field);
+
+  const embed: APIEmbed = {
+    title: escapeInline(truncate(shown.name, 200)),
+    url: tagPageUrl(site, shown.slug.trim() === '' ? shown.name : shown.slug),
+    color: (shown.category ? CATEGORY_COLOURS[shown.category] : undefined) ?? NEUTRAL_COLOUR,
+    fields,
+    footer: { text: site.name },
+  };
+  if (notes.length > 0) embed.description = notes.join('\n\n');
+  const spoilerImage = httpsUrl(shown.spoiler_image_uri, site);
+  if (spoilerImage !== null) embed.thumbnail = { url: spoilerImage };
+  if (example.picture !== undefined) embed.image = { url: example.picture };
+  return fitEmbeds([embed])[0] ?? embed;
+}
