@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import Keyv from 'keyv';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createClientRegistry } from '../../src/philomena/registry.js';
+import { resolveSite, type Site } from '../../src/philomena/sites.js';
+import { SiteUnavailableError } from '../../src/errors.js';
+
+const KEY = 'registry-secret-key-0042';
+const IMAGE = readFileSync(
+  new URL(
+    '../../../shared/fixtures/philomena/derpibooru_2020_image_2028858_show_response.json',
+    import.meta.url,
+  ),
+  'utf8',
+);
+
+interface Booru {
+  site: Site;
+  urls: string[];
+  status: number;
+  close(): Promise<void>;
+}
+
+const open: Booru[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((b) => b.close()));
+});
+
+async function booru(): Promise<Booru> {
+  const urls: string[] = [];
+  const state = { status: 200 };
+  const server = http.createServer((req, res) => {
+    urls.push(req.url ?? '');
+    if (state.status !== 200) {
+      res.writeHead(state.status);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(IMAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const b: Booru = {
+    site: resolveSite(`http://127.0.0.1:${port}`),
+    urls,
+    get status() {
+      return state.status;
+    },
+    set status(value: number) {
+      state.status = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  open.push(b);
+  return b;
+}
+
+function quietLogger() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', secrets: [KEY], destination }), lines };
+}
+
+describe('client registry', () => {
+  it('GIVEN two sites THEN the key goes to the default site only, and each site has its own cache entries', async () => {
+    const home = await booru();
+    const other = await booru();
+    const { logger } = quietLogger();
+    const registry = createClientRegistry({ defaultSite: home.site, apiKey: KEY, cache: new Keyv(), logger });
+    const homeClient = registry.client(home.site);
+    expect(registry.client(home.site)).toBe(homeClient);
+    await homeClient.image(2028858);
+    await registry.client(other.site).image(2028858);
+    await registry.client(other.site).image(2028858);
+    await homeClient.image(2028858);
+    expect(home.urls).toEqual([`/api/v1/json/images/2028858?key=${KEY}`]);
+    expect(other.urls).toEqual(['/api/v1/json/images/2028858']);
+    await registry.close();
+  });
+
+  it('GIVEN one site fails until its breaker opens THEN the other site is still served', async () => {
+    const broken = await booru();
+    const healthy = await booru();
+    broken.status = 503;
+    const { logger } = quietLogger();
+    const registry = createClientRegistry({
+      defaultSite: healthy.site,
+      cache: new Keyv(),
+      logger,
+      breaker: { failureThreshold: 2 },
+      transport: { maxAttempts: 1 },
+    });
+    for (let i = 0; i < 2; i += 1) {
+      await expect(registry.client(broken.site).image(1 + i)).rejects.toMatchObject({
+        reason: 'server-error',
+      });
+    }
+    const refused = await registry
+      .client(broken.site)
+      .image(5)
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SiteUnavailableError);
+    expect(refused).toMatchObject({ reason: 'circuit-open' });
+    expect(broken.urls).toHaveLength(2);
+    await expect(registry.client(healthy.site).image(2028858)).resolves.toMatchObject({ id: 2028858 });
+    await registry.close();
+  });
+});
