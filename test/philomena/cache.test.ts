@@ -8,10 +8,12 @@ function setup(memoryEntries = 500) {
   const store = new Keyv();
   const cache = createResponseCache({ store, memoryEntries, now: () => time });
   let calls = 0;
-  const load = (value: unknown) => async () => {
-    calls += 1;
-    return value;
-  };
+  const load =
+    <T>(value: T) =>
+    async (): Promise<T> => {
+      calls += 1;
+      return value;
+    };
   return {
     cache,
     store,
