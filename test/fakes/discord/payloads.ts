@@ -1,0 +1,462 @@
+/**
+ * The seeded world of the fake Discord (one guild, its channels, threads, roles and members, a DM) and
+ * the JSON shapes Discord sends for them. Shapes follow what the gateway and REST API send, complete
+ * enough for discord.js to build its structures without fetching anything.
+ */
+import { ChannelType, PermissionFlagsBits } from 'discord.js';
+import type { RecordedMessage } from './types.js';
+
+const DISCORD_EPOCH = 1420070400000n;
+
+export function createSnowflakes(now: () => number): () => string {
+  let increment = 0n;
+  return () => {
+    increment = (increment + 1n) & 0xfffn;
+    return (((BigInt(now()) - DISCORD_EPOCH) << 22n) | (1n << 17n) | increment).toString();
+  };
+}
+
+export type ChannelRef =
+  'plain' | 'ageRestricted' | 'threadInPlain' | 'threadInAgeRestricted' | 'forum' | 'voice' | 'dm';
+
+export const EVERYONE_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.CreatePublicThreads |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.AddReactions |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.UseApplicationCommands |
+  PermissionFlagsBits.ChangeNickname |
+  PermissionFlagsBits.Connect |
+  PermissionFlagsBits.Speak;
+
+/** Default bot role: what the bot's invite asks for, Manage Messages included (to suppress embeds). */
+export const DEFAULT_BOT_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.ManageMessages;
+
+export const MODERATOR_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageMessages;
+
+/** What a bot may do in its own DM channel. */
+export const DM_APP_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.AddReactions;
+
+export interface SeedUser {
+  readonly id: string;
+  readonly username: string;
+  readonly bot: boolean;
+}
+
+export interface SeedChannel {
+  readonly id: string;
+  readonly type: ChannelType;
+  readonly name: string;
+  readonly nsfw: boolean;
+  readonly parentId: string | null;
+  readonly position: number;
+}
+
+export interface World {
+  readonly guildId: string;
+  readonly guildName: string;
+  readonly ownerId: string;
+  readonly everyoneRoleId: string;
+  readonly botRoleId: string;
+  readonly moderatorRoleId: string;
+  readonly botPermissions: bigint;
+  readonly bot: SeedUser;
+  readonly users: Map<string, SeedUser>;
+  /** userId → role ids (besides @everyone). */
+  readonly memberRoles: Map<string, string[]>;
+  readonly channels: Map<string, SeedChannel>;
+  readonly refs: Record<ChannelRef, string> & { category: string };
+  readonly dmChannelId: string;
+  /** The user the DM channel is with. */
+  readonly dmUserId: string;
+  readonly joinedAt: string;
+}
+
+export function createWorld(options: {
+  snowflake: () => string;
+  botUserId: string;
+  botUsername: string;
+  botPermissions: bigint;
+  now: () => number;
+}): World {
+  const id = options.snowflake;
+  const guildId = id();
+  const owner: SeedUser = { id: id(), username: 'guild_owner', bot: false };
+  const member: SeedUser = { id: id(), username: 'plain_member', bot: false };
+  const other: SeedUser = { id: id(), username: 'other_member', bot: false };
+  const bot: SeedUser = { id: options.botUserId, username: options.botUsername, bot: true };
+  const botRoleId = id();
+  const moderatorRoleId = id();
+  const category = id();
+  const plain = id();
+  const ageRestricted = id();
+  const forum = id();
+  const voice = id();
+  const threadInPlain = id();
+  const threadInAgeRestricted = id();
+  const dm = id();
+  const channel = (
+    cid: string,
+    type: ChannelType,
+    name: string,
+    nsfw: boolean,
+    parentId: string | null,
+    position: number,
+  ): [string, SeedChannel] => [cid, { id: cid, type, name, nsfw, parentId, position }];
+  const channels = new Map<string, SeedChannel>([
+    channel(category, ChannelType.GuildCategory, 'Text Channels', false, null, 0),
+    channel(plain, ChannelType.GuildText, 'general', false, category, 0),
+    channel(ageRestricted, ChannelType.GuildText, 'mature-art', true, category, 1),
+    channel(forum, ChannelType.GuildForum, 'art-forum', false, category, 2),
+    channel(voice, ChannelType.GuildVoice, 'Lounge', false, null, 3),
+    channel(threadInPlain, ChannelType.PublicThread, 'general thread', false, plain, 0),
+    channel(threadInAgeRestricted, ChannelType.PublicThread, 'mature thread', false, ageRestricted, 0),
+  ]);
+  return {
+    guildId,
+    guildName: 'Fake Guild',
+    ownerId: owner.id,
+    everyoneRoleId: guildId,
+    botRoleId,
+    moderatorRoleId,
+    botPermissions: options.botPermissions,
+    bot,
+    users: new Map([owner, member, other, bot].map((u) => [u.id, u])),
+    memberRoles: new Map([
+      [owner.id, [moderatorRoleId]],
+      [member.id, []],
+      [other.id, []],
+      [bot.id, [botRoleId]],
+    ]),
+    channels,
+    refs: {
+      category,
+      plain,
+      ageRestricted,
+      forum,
+      voice,
+      threadInPlain,
+      threadInAgeRestricted,
+      dm,
+    },
+    dmChannelId: dm,
+    dmUserId: member.id,
+    joinedAt: new Date(options.now() - 86_400_000).toISOString(),
+  };
+}
+
+export function defaultMemberId(world: World): string {
+  return world.dmUserId;
+}
+
+export function userOf(world: World, userId: string): SeedUser {
+  return world.users.get(userId) ?? { id: userId, username: `user_${userId.slice(-6)}`, bot: false };
+}
+
+export function userPayload(user: SeedUser): Record<string, unknown> {
+  return {
+    id: user.id,
+    username: user.username,
+    discriminator: '0',
+    global_name: user.bot ? null : user.username.replace(/_/g, ' '),
+    avatar: null,
+    bot: user.bot,
+    system: false,
+    public_flags: 0,
+    flags: 0,
+    banner: null,
+    accent_color: null,
+    avatar_decoration_data: null,
+  };
+}
+
+export function rolesPayload(world: World): Record<string, unknown>[] {
+  const role = (id: string, name: string, permissions: bigint, position: number, extra: object = {}) => ({
+    id,
+    name,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position,
+    permissions: permissions.toString(),
+    managed: false,
+    mentionable: false,
+    flags: 0,
+    ...extra,
+  });
+  return [
+    role(world.everyoneRoleId, '@everyone', EVERYONE_PERMISSIONS, 0),
+    role(world.botRoleId, world.bot.username, world.botPermissions, 1, {
+      managed: true,
+      tags: { bot_id: world.bot.id },
+    }),
+    role(world.moderatorRoleId, 'Moderators', MODERATOR_PERMISSIONS | EVERYONE_PERMISSIONS, 2),
+  ];
+}
+
+export function memberPayload(
+  world: World,
+  userId: string,
+  extra: { permissions?: bigint } = {},
+): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    user: userPayload(userOf(world, userId)),
+    nick: null,
+    avatar: null,
+    banner: null,
+    roles: world.memberRoles.get(userId) ?? [],
+    joined_at: world.joinedAt,
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+    communication_disabled_until: null,
+  };
+  if (extra.permissions !== undefined) payload['permissions'] = extra.permissions.toString();
+  return payload;
+}
+
+/** Guild-wide permissions of a member: the OR of @everyone and its roles (Administrator means all). */
+export function memberPermissions(world: World, userId: string): bigint {
+  if (userId === world.ownerId) return ALL_PERMISSIONS;
+  let bits = EVERYONE_PERMISSIONS;
+  for (const roleId of world.memberRoles.get(userId) ?? []) {
+    if (roleId === world.botRoleId) bits |= world.botPermissions;
+    if (roleId === world.moderatorRoleId) bits |= MODERATOR_PERMISSIONS | EVERYONE_PERMISSIONS;
+  }
+  if ((bits & PermissionFlagsBits.Administrator) !== 0n) return ALL_PERMISSIONS;
+  return bits;
+}
+
+export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
+
+export function isThread(channel: SeedChannel): boolean {
+  return (
+    channel.type === ChannelType.PublicThread ||
+    channel.type === ChannelType.PrivateThread ||
+    channel.type === ChannelType.AnnouncementThread
+  );
+}
+
+/** A guild channel or thread as the gateway and GET /channels/:id send it. */
+export function channelPayload(
+  world: World,
+  channel: SeedChannel,
+  now: () => number,
+): Record<string, unknown> {
+  if (isThread(channel)) {
+    return {
+      id: channel.id,
+      type: channel.type,
+      guild_id: world.guildId,
+      name: channel.name,
+      parent_id: channel.parentId,
+      owner_id: world.ownerId,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      flags: 0,
+      message_count: 1,
+      member_count: 2,
+      total_message_sent: 1,
+      thread_metadata: {
+        archived: false,
+        auto_archive_duration: 1440,
+        archive_timestamp: new Date(now()).toISOString(),
+        locked: false,
+        create_timestamp: world.joinedAt,
+      },
+      applied_tags: [],
+    };
+  }
+  const base: Record<string, unknown> = {
+    id: channel.id,
+    type: channel.type,
+    guild_id: world.guildId,
+    name: channel.name,
+    position: channel.position,
+    permission_overwrites: [],
+    parent_id: channel.parentId,
+    nsfw: channel.nsfw,
+    flags: 0,
+  };
+  if (channel.type === ChannelType.GuildCategory) return base;
+  if (channel.type === ChannelType.GuildVoice) {
+    return {
+      ...base,
+      bitrate: 64000,
+      user_limit: 0,
+      rtc_region: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+    };
+  }
+  if (channel.type === ChannelType.GuildForum) {
+    return {
+      ...base,
+      topic: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      available_tags: [],
+      default_reaction_emoji: null,
+      default_sort_order: null,
+      default_forum_layout: 0,
+      default_thread_rate_limit_per_user: 0,
+    };
+  }
+  return {
+    ...base,
+    topic: null,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    default_auto_archive_duration: 1440,
+  };
+}
+
+export function dmChannelPayload(world: World): Record<string, unknown> {
+  return {
+    id: world.dmChannelId,
+    type: ChannelType.DM,
+    last_message_id: null,
+    flags: 0,
+    recipients: [userPayload(userOf(world, world.dmUserId))],
+  };
+}
+
+export function guildPayload(world: World): Record<string, unknown> {
+  return {
+    id: world.guildId,
+    name: world.guildName,
+    icon: null,
+    icon_hash: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: world.ownerId,
+    region: 'deprecated',
+    afk_channel_id: null,
+    afk_timeout: 300,
+    widget_enabled: false,
+    widget_channel_id: null,
+    verification_level: 1,
+    default_message_notifications: 1,
+    explicit_content_filter: 2,
+    roles: rolesPayload(world),
+    emojis: [],
+    stickers: [],
+    features: [],
+    mfa_level: 0,
+    application_id: null,
+    system_channel_id: world.refs.plain,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    max_presences: null,
+    max_members: 500000,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: 0,
+    premium_subscription_count: 0,
+    preferred_locale: 'en-US',
+    public_updates_channel_id: null,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    approximate_member_count: world.memberRoles.size,
+    approximate_presence_count: 1,
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
+    safety_alerts_channel_id: null,
+    incidents_data: null,
+  };
+}
+
+/** GUILD_CREATE's `d`: the guild plus the gateway-only fields. */
+export function guildCreatePayload(world: World, now: () => number): Record<string, unknown> {
+  const channels = [...world.channels.values()];
+  return {
+    ...guildPayload(world),
+    joined_at: world.joinedAt,
+    large: false,
+    unavailable: false,
+    member_count: world.memberRoles.size,
+    voice_states: [],
+    members: [...world.memberRoles.keys()].map((userId) => memberPayload(world, userId)),
+    channels: channels.filter((c) => !isThread(c)).map((c) => channelPayload(world, c, now)),
+    threads: channels.filter(isThread).map((c) => channelPayload(world, c, now)),
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+    lazy: true,
+  };
+}
+
+/** A message as REST answers it (and, with guild_id/member added, as MESSAGE_CREATE sends it). */
+export function messagePayload(
+  world: World,
+  message: RecordedMessage,
+  extra: { interactionMetadata?: Record<string, unknown>; type?: number } = {},
+): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    id: message.id,
+    type: extra.type ?? (message.messageReference === undefined ? 0 : 19),
+    channel_id: message.channelId,
+    author: userPayload(userOf(world, message.authorId)),
+    content: message.content,
+    timestamp: new Date(message.createdAt).toISOString(),
+    edited_timestamp: message.editedAt === undefined ? null : new Date(message.editedAt).toISOString(),
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    mention_channels: [],
+    attachments: message.attachments,
+    embeds: message.embeds,
+    components: message.components,
+    pinned: false,
+    flags: message.flags,
+    reactions: [],
+  };
+  if (message.webhookId !== undefined) {
+    payload['webhook_id'] = message.webhookId;
+    payload['application_id'] = message.webhookId;
+  }
+  if (message.messageReference !== undefined) {
+    payload['message_reference'] = { type: 0, ...message.messageReference };
+  }
+  if (extra.interactionMetadata !== undefined) payload['interaction_metadata'] = extra.interactionMetadata;
+  return payload;
+}
+
+/** Normalise embeds as Discord echoes them back (type rich, no nulls). */
+export function echoEmbeds(value: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
+    .map((embed) => {
+      const out: Record<string, unknown> = { type: 'rich' };
+      for (const [key, val] of Object.entries(embed)) if (val !== null && val !== undefined) out[key] = val;
+      return out;
+    });
+}

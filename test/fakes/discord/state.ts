@@ -1,0 +1,147 @@
+/** The fake Discord's in-memory state, shared by the REST server, the gateway and the test handles. */
+import type { World } from './payloads.js';
+import type {
+  Choice,
+  MentionRisk,
+  RecordedMessage,
+  RecordedRequest,
+  RecordedResponse,
+  Violation,
+} from './types.js';
+
+export interface InjectRule {
+  /** Matched against the route template (`/channels/:channel/messages`) and the decoded path. */
+  readonly route: RegExp | string;
+  readonly method?: string;
+  readonly status: number;
+  readonly body?: unknown;
+  /** Seconds, for 429 answers (Retry-After header and retry_after body field). */
+  readonly retryAfter?: number;
+  /** A global rate limit (X-RateLimit-Global, scope global). */
+  readonly global?: boolean;
+  /** How many requests this rule answers; default 1. */
+  times?: number;
+}
+
+export interface InteractionRecord {
+  readonly id: string;
+  readonly token: string;
+  /** 2 application command, 3 message component, 4 autocomplete, 5 modal submit. */
+  readonly type: number;
+  readonly channelId: string;
+  readonly guildId: string | undefined;
+  readonly userId: string;
+  readonly dispatchedAt: number;
+  /** For components: the message the component is on. */
+  readonly componentMessageId: string | undefined;
+  ackType: number | undefined;
+  ackAt: number | undefined;
+  originalMessageId: string | undefined;
+  ephemeral: boolean;
+  choices: Choice[] | undefined;
+  readonly responses: RecordedResponse[];
+  readonly followupIds: Set<string>;
+  deadline: NodeJS.Timeout | undefined;
+}
+
+export interface StoredCommand extends Record<string, unknown> {
+  readonly id: string;
+  readonly name: string;
+  readonly type: number;
+}
+
+export interface FakeState {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly world: World;
+  readonly answerWindowMs: number;
+  readonly tokenLifetimeMs: number;
+  readonly now: () => number;
+  readonly snowflake: () => string;
+  baseUrl: string;
+  readonly messages: Map<string, RecordedMessage>;
+  readonly channelOrder: Map<string, string[]>;
+  readonly interactions: Map<string, InteractionRecord>;
+  readonly interactionsByToken: Map<string, InteractionRecord>;
+  readonly globalCommands: StoredCommand[];
+  readonly guildCommands: Map<string, StoredCommand[]>;
+  readonly requests: RecordedRequest[];
+  readonly violations: Violation[];
+  readonly mentionRisks: MentionRisk[];
+  readonly injections: InjectRule[];
+  /** CDN path → bytes, for attachments the fake serves. */
+  readonly files: Map<string, { data: Buffer; contentType: string }>;
+  violation(v: Omit<Violation, 'at'>): void;
+  /** Wake every waiter so it re-checks its condition. */
+  notify(): void;
+  waitFor<T>(check: () => T | undefined, timeoutMs: number, what: () => string): Promise<T>;
+  storeMessage(message: RecordedMessage): void;
+  /** Messages of a channel in order of creation. */
+  messagesIn(channelId: string): RecordedMessage[];
+}
+
+export function createState(init: {
+  token: string;
+  applicationId: string;
+  world: World;
+  answerWindowMs: number;
+  tokenLifetimeMs: number;
+  now: () => number;
+  snowflake: () => string;
+}): FakeState {
+  const waiters = new Set<() => void>();
+  const state: FakeState = {
+    ...init,
+    baseUrl: '',
+    messages: new Map(),
+    channelOrder: new Map(),
+    interactions: new Map(),
+    interactionsByToken: new Map(),
+    globalCommands: [],
+    guildCommands: new Map(),
+    requests: [],
+    violations: [],
+    mentionRisks: [],
+    injections: [],
+    files: new Map(),
+    violation(v) {
+      state.violations.push({ ...v, at: init.now() });
+      state.notify();
+    },
+    notify() {
+      for (const waiter of [...waiters]) waiter();
+    },
+    waitFor<T>(check: () => T | undefined, timeoutMs: number, what: () => string): Promise<T> {
+      const first = check();
+      if (first !== undefined) return Promise.resolve(first);
+      return new Promise<T>((resolve, reject) => {
+        const waiter = (): void => {
+          const value = check();
+          if (value === undefined) return;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          resolve(value);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`fake Discord: timed out after ${timeoutMs} ms waiting for ${what()}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    storeMessage(message) {
+      state.messages.set(message.id, message);
+      const order = state.channelOrder.get(message.channelId) ?? [];
+      order.push(message.id);
+      state.channelOrder.set(message.channelId, order);
+      state.notify();
+    },
+    messagesIn(channelId) {
+      return (state.channelOrder.get(channelId) ?? []).flatMap((id) => {
+        const message = state.messages.get(id);
+        return message === undefined ? [] : [message];
+      });
+    },
+  };
+  return state;
+}
