@@ -1,0 +1,59 @@
+/**
+ * The local Philomena (a Philomena-compatible HTTP server on 127.0.0.1) for tests and `npm run fake-booru`.
+ *
+ * ```ts
+ * const booru = await startFakePhilomena();            // port 0, Derpibooru 1.2 error style
+ * const site = resolveSite(booru.url);                  // http://127.0.0.1:PORT, also serves /img/...
+ * booru.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 2 }, path: '/api/v1/json/search', times: 1 });
+ * ...
+ * await booru.close();
+ * ```
+ *
+ * Behaviour (see ../../../../shared/philomena-behaviour.md, which it follows):
+ * - All 23 API endpoints plus `GET /search/filters` and `GET /search` (alias of `/search/images`).
+ * - Errors: Derpibooru style (default) answers unknown things with an empty 404; `upstream` with
+ *   `{"error":"Not found"}`. Non-numeric ids: 400 `{"error":"Bad Request"}`. Bad query: 400 with the
+ *   parser's message (`Imbalanced parentheses.`). Unknown key: anonymous. POST /images without the key:
+ *   401 empty; /filters/user without it: 403 empty; a comment on a deleted image: 403 empty. oEmbed of an
+ *   unknown URL: 404 `{"error":"Couldn't find an image"}` (upstream: `Not found`). Topic posts of an
+ *   unknown topic or past the last page: 500 `{"error":"Internal Error"}` (upstream: 404).
+ *   Galleries carry `user`/`user_id` in Derpibooru style and `creator`/`creator_id` upstream.
+ * - Filters: anonymous callers get Default (100073: hides explicit + grotesque, spoilers questionable);
+ *   the key owner (BotOwner) gets FILTER_IDS.ownedPrivate. `filter_id` of a filter the caller may not use
+ *   is ignored. Search leaves hidden images out and flags spoilered ones; /images/:id, /images/featured
+ *   and reverse search are unfiltered and set `spoilered: true` when the filter hides or spoilers.
+ * - Paging: `per_page` 1..50 (junk → default); default 15 for anonymous image search, BotOwner's own
+ *   setting (25) with the key, 25 for every other list.
+ * - Image files: representation URLs point at the fake itself (`{url}/img/Y/M/D/ID/size.ext`,
+ *   `{url}/img/view/Y/M/D/ID.ext`); the files are tiny deterministic PNG/GIF/JPEG/SVG/WebM bytes and
+ *   `orig_sha512_hash` is the sha512 of the original file. IDS.legacyUrls uses `//host/img/...` and
+ *   `/img/...` URLs instead.
+ * - Extra files: `{url}/samples/NAME.{png,gif,jpg,svg,webm}` serves new deterministic bytes (a URL to
+ *   POST /images that is not a duplicate), `{url}/samples/NAME.txt` is not an image.
+ * - Reverse search downloads only the fake's own URLs and matches by sha512 of the bytes (or of a
+ *   multipart `image[image]` upload); anything else gives an empty list.
+ * - Faults (`inject`) apply before routing; a string `path` matches as a prefix of the request path
+ *   (without the query string), a RegExp is tested against that path. `latency` delays then answers
+ *   normally; `hang` never answers until `close()`.
+ */
+export { startFakePhilomena } from './server.js';
+export type { FakePhilomena, FakePhilomenaOptions, RecordedRequest } from './server.js';
+export type { Fault, FaultRule } from './faults.js';
+export {
+  FAKE_KEY,
+  OWNER,
+  OTHER_USER,
+  IDS,
+  FILTER_IDS,
+  TAG_SLUGS,
+  COMMENT_IDS,
+  POST_IDS,
+  FORUM,
+  GALLERY_IDS,
+  PROFILE_IDS,
+  HOSTILE_DESCRIPTION,
+  RATING_TAGS,
+  tagSlugOf,
+} from './data.js';
+export { fileBytes, sha512 } from './files.js';
+export { parseQuery, QueryError } from './query.js';
