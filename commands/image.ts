@@ -1,0 +1,58 @@
+import { SlashCommandBuilder } from 'discord.js';
+import type { ButtonInteraction } from 'discord.js';
+import type { Command, CommandContext } from '../src/bot/command.js';
+import { decodeCount, siteOfCode } from '../src/bot/custom-id.js';
+import { cardMessage, mergedNote, REVEAL_KEY, showImage } from '../src/bot/image-cards.js';
+import { parseImageInput } from '../src/bot/image-input.js';
+import { UserFacingError } from '../src/bot/user-error.js';
+
+async function reveal(interaction: ButtonInteraction, args: readonly string[], context: CommandContext) {
+  const site = siteOfCode(args[0] ?? '', context.sites.all, context.sites.defaultSite);
+  const imageId = decodeCount(args[1]);
+  if (site === undefined || imageId === undefined) throw new UserFacingError('This button no longer works.');
+  // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds.
+  const view = context.view.forSite(site);
+  const { fetched, card } = await showImage(context.registry.client(site), imageId, view, context.logger, {
+    reveal: true,
+  });
+  await interaction.editReply(cardMessage(card, site, fetched.image.id, { revealable: false }));
+}
+
+export const imageCommand = {
+  kind: 'chat',
+  data: new SlashCommandBuilder()
+    .setName('image')
+    .setDescription('Show an image by its id or a link to it')
+    .addStringOption((option) =>
+      option
+        .setName('id')
+        .setDescription('An image id such as 1234, or a link to an image on any supported site')
+        .setRequired(true)
+        .setMaxLength(500),
+    )
+    .toJSON(),
+  async execute(interaction, context) {
+    const target = parseImageInput(
+      interaction.options.getString('id', true),
+      context.sites,
+      context.view.site,
+    );
+    if (target === undefined) {
+      throw new UserFacingError('Give an image id (like 1234) or a link to an image on a supported site.');
+    }
+    const view = context.view.forSite(target.site);
+    const { fetched, card } = await showImage(
+      context.registry.client(target.site),
+      target.imageId,
+      view,
+      context.logger,
+    );
+    const note = mergedNote(fetched);
+    await interaction.editReply(
+      cardMessage(card, target.site, fetched.image.id, note === undefined ? {} : { content: note }),
+    );
+  },
+  buttons: {
+    [`${REVEAL_KEY.namespace}:${REVEAL_KEY.action}`]: { defer: () => 'ephemeral', run: reveal },
+  },
+} satisfies Command;

@@ -1,0 +1,67 @@
+import { SlashCommandBuilder } from 'discord.js';
+import type { Command } from '../src/bot/command.js';
+import {
+  answerReverseSearch,
+  isMatchableMedia,
+  REVERSE_MAX_BYTES,
+  reverseButtons,
+} from '../src/bot/reverse-results.js';
+import { UserFacingError } from '../src/bot/user-error.js';
+import type { ReverseSearchInput } from '../src/philomena/client-types.js';
+
+function httpUrl(text: string): string | undefined {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const reverseCommand = {
+  kind: 'chat',
+  data: new SlashCommandBuilder()
+    .setName('reverse')
+    .setDescription('Find an image on the site from a picture (reverse image search)')
+    .addStringOption((option) =>
+      option.setName('url').setDescription('A link to the picture').setMaxLength(2000),
+    )
+    .addAttachmentOption((option) => option.setName('file').setDescription('The picture as a file'))
+    .addNumberOption((option) =>
+      option
+        .setName('distance')
+        .setDescription('How different a match may be, 0 to 1 (default 0.25)')
+        .setMinValue(0)
+        .setMaxValue(1),
+    )
+    .toJSON(),
+  async execute(interaction, context) {
+    const urlText = interaction.options.getString('url');
+    const file = interaction.options.getAttachment('file');
+    const distance = interaction.options.getNumber('distance') ?? undefined;
+    if ((urlText === null) === (file === null)) {
+      throw new UserFacingError('Give either a url or a file (one of them).');
+    }
+    let input: ReverseSearchInput;
+    if (file !== null) {
+      if (!isMatchableMedia(file.contentType, file.name)) {
+        throw new UserFacingError('That file is not an image the site can match.');
+      }
+      if (file.size > REVERSE_MAX_BYTES) {
+        throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
+      }
+      const bytes = await context.download(file.url, { maxBytes: REVERSE_MAX_BYTES });
+      input = {
+        file: bytes,
+        filename: file.name,
+        ...(file.contentType === null ? {} : { contentType: file.contentType }),
+      };
+    } else {
+      const url = httpUrl(urlText ?? '');
+      if (url === undefined) throw new UserFacingError('That is not an http(s) link.');
+      input = { url };
+    }
+    await answerReverseSearch(interaction, input, distance, context);
+  },
+  buttons: reverseButtons(),
+} satisfies Command;

@@ -1,0 +1,90 @@
+import { randomInt } from 'node:crypto';
+import { SlashCommandBuilder } from 'discord.js';
+import type { Command } from '../src/bot/command.js';
+import { NO_MENTIONS } from '../src/bot/render/index.js';
+import {
+  noResultsText,
+  renderSearchPage,
+  SEARCH_STATE_KIND,
+  searchButtons,
+  SORTS,
+  type Sort,
+} from '../src/bot/search-paging.js';
+import { suggestTags } from '../src/bot/tag-suggestions.js';
+import { lastTerm } from '../src/philomena/tags.js';
+
+const QUERY_MAX = 1000;
+
+export const searchCommand = {
+  kind: 'chat',
+  data: new SlashCommandBuilder()
+    .setName('search')
+    .setDescription('Search images, one per page')
+    .addStringOption((option) =>
+      option
+        .setName('query')
+        .setDescription('Tags separated by commas, e.g. "pony, cute" (the site\'s search syntax works)')
+        .setRequired(true)
+        .setMaxLength(QUERY_MAX)
+        .setAutocomplete(true),
+    )
+    .addStringOption((option) =>
+      option
+        .setName('sort')
+        .setDescription('Order of the results (newest first by default)')
+        .addChoices(SORTS.map((sort) => ({ name: sort, value: sort }))),
+    )
+    .addBooleanOption((option) =>
+      option.setName('private').setDescription('Show the results only to you, with a button to post one'),
+    )
+    .toJSON(),
+  ephemeral: (interaction) => interaction.options.getBoolean('private') ?? false,
+  async execute(interaction, context) {
+    const query = interaction.options.getString('query', true).trim();
+    const sort: Sort = SORTS.find((s) => s === interaction.options.getString('sort')) ?? 'newest';
+    const isPrivate = interaction.options.getBoolean('private') ?? false;
+    const site = context.view.site;
+    const token = await context.state.put(SEARCH_STATE_KIND, { query });
+    const message = await renderSearchPage(
+      query,
+      {
+        site,
+        token,
+        page: 1,
+        total: 1,
+        sort,
+        seed: randomInt(1, 2 ** 31 - 1),
+        owner: interaction.user.id,
+        issuedAt: context.now(),
+        private: isPrivate,
+      },
+      context,
+      { withButtons: true },
+    );
+    await interaction.editReply(
+      message ?? {
+        content: noResultsText(context.view),
+        embeds: [],
+        components: [],
+        allowedMentions: NO_MENTIONS,
+      },
+    );
+  },
+  async autocomplete(interaction, context) {
+    const focused = interaction.options.getFocused(true);
+    if (focused.name !== 'query') return [];
+    const { prefix, term } = lastTerm(focused.value);
+    // Keep a negation the member typed in front of the term.
+    const negation = /^(?:-|!|NOT\s+)/i.exec(term)?.[0] ?? '';
+    const bare = term.slice(negation.length);
+    if (bare.trim() === '') return [];
+    const tags = await suggestTags(context.registry.client(context.view.site), bare, {
+      signal: context.signal,
+    });
+    return tags.map((tag) => ({
+      name: `${tag.name} (${tag.images})`,
+      value: `${prefix}${negation}${tag.name}`,
+    }));
+  },
+  buttons: searchButtons(),
+} satisfies Command;

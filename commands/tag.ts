@@ -1,0 +1,62 @@
+import { SlashCommandBuilder } from 'discord.js';
+import type { Command } from '../src/bot/command.js';
+import { fitEmbeds, NO_MENTIONS, tagCard } from '../src/bot/render/index.js';
+import { boardQuery } from '../src/bot/search-paging.js';
+import { suggestTags } from '../src/bot/tag-suggestions.js';
+import type { Tag } from '../src/philomena/schemas.js';
+import { quoteTag } from '../src/philomena/tags.js';
+
+export const tagCommand = {
+  kind: 'chat',
+  data: new SlashCommandBuilder()
+    .setName('tag')
+    .setDescription('Show a tag: description, aliases, implications and an example image')
+    .addStringOption((option) =>
+      option
+        .setName('name')
+        .setDescription('The tag name')
+        .setRequired(true)
+        .setMaxLength(200)
+        .setAutocomplete(true),
+    )
+    .toJSON(),
+  async execute(interaction, context) {
+    const { view } = context;
+    const client = context.registry.client(view.site);
+    const name = interaction.options.getString('name', true).trim();
+    const asked = await client.tag(name, { followAlias: false });
+    let tag: Tag = asked;
+    let aliasOf: Tag | undefined;
+    if (asked.aliased_tag !== null) {
+      tag = await client.tag(asked.aliased_tag);
+      aliasOf = asked;
+    }
+    // The example is the first search result: filtered, and only `safe` outside age-restricted channels.
+    const examples = await client.searchImages({
+      q: boardQuery(quoteTag(tag.name), view),
+      perPage: 1,
+      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+    });
+    const example = examples.items[0];
+    const embed = tagCard(tag, {
+      site: view.site,
+      ageRestricted: view.ageRestricted,
+      ...(example === undefined ? {} : { example }),
+      ...(aliasOf === undefined ? {} : { aliasOf }),
+    });
+    // The card says when the name asked for was an alias.
+    await interaction.editReply({
+      embeds: fitEmbeds([embed]),
+      components: [],
+      allowedMentions: NO_MENTIONS,
+    });
+  },
+  async autocomplete(interaction, context) {
+    const focused = interaction.options.getFocused(true);
+    if (focused.name !== 'name') return [];
+    const tags = await suggestTags(context.registry.client(context.view.site), focused.value, {
+      signal: context.signal,
+    });
+    return tags.map((tag) => ({ name: `${tag.name} (${tag.images})`, value: tag.name }));
+  },
+} satisfies Command;

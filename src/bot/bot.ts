@@ -1,0 +1,188 @@
+/**
+ * The bot: a discord.js client wired to the router, the unfurler and command registration. main.ts and
+ * the end-to-end tests both build it here, so the tests run exactly what production runs.
+ *
+ * Gateway close 4014 (a privileged intent not enabled for the application) would otherwise end the
+ * connection for good; since only unfurling needs Message Content, the bot says so once and carries on
+ * without it.
+ */
+import { Client, Events, GatewayCloseCodes, type ClientOptions } from 'discord.js';
+import type Keyv from 'keyv';
+import { allCommands } from '../../commands/index.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { ClientRegistry } from '../philomena/registry.js';
+import type { Command, CommandContext } from './command.js';
+import { discordClientOptions } from './client-options.js';
+import { createDownloader } from './download.js';
+import { commandBodies, registerIfChanged } from './registration.js';
+import { createInteractionRouter } from './router.js';
+import { createGuildSettings } from './settings.js';
+import { createSiteDirectory } from './sites.js';
+import { createInteractionState } from './state.js';
+import { createUnfurlHandler } from './unfurl.js';
+
+export interface BotDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: Keyv;
+  readonly registry: ClientRegistry;
+  /** Merged over the bot's own discord.js options (tests: timeouts, REST tuning). */
+  readonly clientOptions?: Partial<ClientOptions>;
+  /** Default: every command of commands/index.ts. */
+  readonly commands?: readonly Command[];
+  readonly download?: CommandContext['download'];
+  readonly now?: () => number;
+  readonly autocompleteTimeoutMs?: number;
+}
+
+export interface Bot {
+  /** Logs in, waits until ready, registers commands if they changed. Rejects if Discord refuses the login. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const DISALLOWED_INTENTS_LINE =
+  'Discord refused the Message Content intent (gateway close 4014): enable the Message Content intent in the Developer Portal (your application → Bot → Privileged Gateway Intents) or set UNFURL=off. Running on without link unfurling.';
+
+function isDisallowedIntents(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    /disallowed intents/i.test(error.message) || (error as { code?: unknown }).code === 'DisallowedIntents'
+  );
+}
+
+export function createBot(deps: BotDeps): Bot {
+  const { config, logger } = deps;
+  const commands = deps.commands ?? allCommands();
+  const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
+  const settings = createGuildSettings(deps.store);
+  const router = createInteractionRouter({
+    commands,
+    logger,
+    registry: deps.registry,
+    settings,
+    sites,
+    state: createInteractionState(deps.store),
+    download: deps.download ?? createDownloader(),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.autocompleteTimeoutMs === undefined
+      ? {}
+      : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
+  });
+  const unfurl = createUnfurlHandler({ sites, registry: deps.registry, settings, logger });
+
+  let unfurlOn = config.unfurl;
+  let client: Client | undefined;
+  /** The client that reached ready: only its later 4014 means "reconnect without the intent". */
+  let readyClient: Client | undefined;
+  let stopped = false;
+  let intentsWarned = false;
+
+  function warnIntentsOnce(): void {
+    if (intentsWarned) return;
+    intentsWarned = true;
+    logger.warn(DISALLOWED_INTENTS_LINE);
+  }
+
+  function makeClient(): Client {
+    const made = new Client({
+      ...discordClientOptions({ unfurl: unfurlOn, apiUrl: config.discordApiUrl }),
+      ...deps.clientOptions,
+    });
+    made.on(Events.InteractionCreate, (interaction) => {
+      void router.handle(interaction);
+    });
+    if (unfurlOn) {
+      made.on(Events.MessageCreate, (message) => {
+        void unfurl(message);
+      });
+    }
+    made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
+    made.on(Events.Warn, (message) => logger.warn({ discord: message }, 'discord client warning'));
+    made.on(Events.ShardError, (error, shardId) =>
+      logger.warn({ err: error, shardId }, 'gateway connection error'),
+    );
+    made.on(Events.ShardDisconnect, (event, shardId) => {
+      if (
+        event.code === GatewayCloseCodes.DisallowedIntents &&
+        unfurlOn &&
+        made === readyClient &&
+        !stopped
+      ) {
+        // Lost after being ready (the intent was switched off in the portal): reconnect without it.
+        void reconnectWithoutMessageContent().catch((error: unknown) =>
+          logger.error({ err: error }, 'could not reconnect without the Message Content intent'),
+        );
+        return;
+      }
+      logger.warn({ code: event.code, shardId }, 'gateway disconnected for good');
+    });
+    return made;
+  }
+
+  async function connect(): Promise<void> {
+    const current = makeClient();
+    client = current;
+    const ready = new Promise<void>((resolve) => current.once(Events.ClientReady, () => resolve()));
+    try {
+      await current.login(config.discordToken);
+      await ready;
+      readyClient = current;
+    } catch (error) {
+      await current.destroy().catch(() => undefined);
+      if (unfurlOn && isDisallowedIntents(error)) {
+        warnIntentsOnce();
+        unfurlOn = false;
+        return connect();
+      }
+      throw error;
+    }
+  }
+
+  async function reconnectWithoutMessageContent(): Promise<void> {
+    warnIntentsOnce();
+    unfurlOn = false;
+    const old = client;
+    await old?.destroy().catch(() => undefined);
+    if (stopped) return;
+    await connect();
+  }
+
+  async function register(current: Client): Promise<void> {
+    const applicationId = config.discordApplicationId ?? current.application?.id;
+    if (applicationId === undefined) {
+      logger.warn('the application id is unknown: commands not registered (set DISCORD_APPLICATION_ID)');
+      return;
+    }
+    try {
+      await registerIfChanged({
+        rest: current.rest,
+        applicationId,
+        guildId: config.discordGuildId,
+        bodies: commandBodies(commands),
+        store: deps.store,
+        logger,
+      });
+    } catch (error) {
+      // The bot still answers the commands Discord already has; the next start tries again.
+      logger.error({ err: error }, 'could not register commands with Discord');
+    }
+  }
+
+  return {
+    async start() {
+      stopped = false;
+      await connect();
+      if (client) await register(client);
+      logger.info({ unfurl: unfurlOn, site: config.site.id, user: client?.user?.id }, 'bot ready');
+    },
+    async stop() {
+      stopped = true;
+      const current = client;
+      client = undefined;
+      readyClient = undefined;
+      await current?.destroy();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * discord.js options for a bot in thousands of servers: only the intents the features use, and no caches
+ * beyond what they read (channels and roles for age restriction and permissions, threads for their
+ * parents, the bot's own member). Messages, members, users, presences and the rest are never kept.
+ */
+import {
+  GatewayIntentBits,
+  Options,
+  Partials,
+  type ClientOptions,
+  type GuildMember,
+  type User,
+} from 'discord.js';
+
+export interface ClientOptionsInput {
+  /** Read chat for links: needs GuildMessages, MessageContent, and DMs. */
+  readonly unfurl: boolean;
+  /** REST base (DISCORD_API_URL), e.g. a local Discord in tests. */
+  readonly apiUrl?: string | undefined;
+}
+
+export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
+  const intents = [GatewayIntentBits.Guilds];
+  if (input.unfurl) {
+    intents.push(
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    );
+  }
+  return {
+    intents,
+    // DM channels are not cached: without the Channel partial discord.js drops DM messages.
+    partials: input.unfurl ? [Partials.Channel] : [],
+    allowedMentions: { parse: [], repliedUser: false },
+    makeCache: Options.cacheWithLimits({
+      ApplicationCommandManager: 0,
+      ApplicationEmojiManager: 0,
+      AutoModerationRuleManager: 0,
+      BaseGuildEmojiManager: 0,
+      DMMessageManager: 0,
+      EntitlementManager: 0,
+      GuildBanManager: 0,
+      GuildEmojiManager: 0,
+      GuildInviteManager: 0,
+      GuildMessageManager: 0,
+      GuildScheduledEventManager: 0,
+      GuildStickerManager: 0,
+      MessageManager: 0,
+      PresenceManager: 0,
+      ReactionManager: 0,
+      ReactionUserManager: 0,
+      StageInstanceManager: 0,
+      ThreadMemberManager: 0,
+      VoiceStateManager: 0,
+      // The bot's own member answers "may I suppress embeds here"; nobody else's is needed.
+      GuildMemberManager: {
+        maxSize: 0,
+        keepOverLimit: (member: GuildMember) => member.id === member.client.user.id,
+      },
+      UserManager: { maxSize: 0, keepOverLimit: (user: User) => user.id === user.client.user.id },
+    }),
+    sweepers: {
+      ...Options.DefaultSweeperSettings,
+      // Archived threads are never looked at again.
+      threads: { interval: 3600, lifetime: 3600 },
+    },
+    ...(input.apiUrl === undefined ? {} : { rest: { api: input.apiUrl } }),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Registering the command list with Discord. `npm run deploy-commands` always registers; the bot at start
+ * registers only when the definitions changed since the last registration it made (the hash of their JSON
+ * is kept in the store), so restarts do not spend Discord's tight command-write limits.
+ */
+import { createHash } from 'node:crypto';
+import { Routes, type REST, type RESTPostAPIApplicationCommandsJSONBody } from 'discord.js';
+import type Keyv from 'keyv';
+import type { Logger } from '../logger.js';
+import type { Command } from './command.js';
+
+export function commandBodies(commands: readonly Command[]): RESTPostAPIApplicationCommandsJSONBody[] {
+  return commands.map((command) => command.data);
+}
+
+export function commandsHash(bodies: readonly RESTPostAPIApplicationCommandsJSONBody[]): string {
+  return createHash('sha256').update(JSON.stringify(bodies)).digest('hex');
+}
+
+export interface RegisterOptions {
+  readonly rest: REST;
+  readonly applicationId: string;
+  /** One server (instant, for development) instead of every server. */
+  readonly guildId?: string | undefined;
+  readonly bodies: readonly RESTPostAPIApplicationCommandsJSONBody[];
+}
+
+/** Replaces the application's commands with `bodies` (a bulk overwrite: removed commands disappear). */
+export async function registerCommands(options: RegisterOptions): Promise<number> {
+  const route =
+    options.guildId === undefined
+      ? Routes.applicationCommands(options.applicationId)
+      : Routes.applicationGuildCommands(options.applicationId, options.guildId);
+  const result: unknown = await options.rest.put(route, { body: options.bodies });
+  return Array.isArray(result) ? result.length : options.bodies.length;
+}
+
+export async function registerIfChanged(
+  options: RegisterOptions & { readonly store: Keyv; readonly logger: Logger },
+): Promise<'registered' | 'unchanged'> {
+  const scope = options.guildId === undefined ? 'global' : `guild:${options.guildId}`;
+  const key = `registration:${options.applicationId}:${scope}`;
+  const hash = commandsHash(options.bodies);
+  const previous: unknown = await options.store.get(key);
+  if (previous === hash) {
+    options.logger.debug({ scope }, 'commands unchanged since the last registration');
+    return 'unchanged';
+  }
+  const count = await registerCommands(options);
+  await options.store.set(key, hash);
+  options.logger.info({ scope, count }, 'registered commands with Discord');
+  return 'registered';
+}

@@ -1,0 +1,161 @@
+/**
+ * Reverse search (for /reverse and "Find source"): the board's matches, nearest first, stored under a
+ * token; one credited, gated card per page with Previous / Next, paged by the member who asked.
+ */
+import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
+import { z } from 'zod';
+import type { ReverseSearchInput } from '../philomena/client-types.js';
+import type { Site } from '../philomena/sites.js';
+import type { ButtonHandler, CommandContext } from './command.js';
+import { decodeCount, decodeTime, encodeCustomId, encodeTime, siteCode, siteOfCode } from './custom-id.js';
+import { buttonRow, cardMessage, showImage, type ActionRow } from './image-cards.js';
+import { NO_MENTIONS } from './render/index.js';
+import { STATE_TTL_MS } from './state.js';
+import { UserFacingError } from './user-error.js';
+
+export const REVERSE_NS = 'rev';
+const STATE_KIND = 'reverse';
+const stateSchema = z.object({ ids: z.array(z.number().int().positive()).min(1) });
+/** Discord's own attachment limit for bots without boosts is 25 MB; the board's is lower still. */
+export const REVERSE_MAX_BYTES = 25_000_000;
+const RESULTS_LIMIT = 10;
+
+interface ReversePage {
+  readonly site: Site;
+  readonly token: string;
+  readonly page: number;
+  readonly total: number;
+  readonly owner: string;
+  readonly issuedAt: number;
+}
+
+function encodeButton(action: 'prev' | 'next', state: ReversePage): string {
+  return encodeCustomId(REVERSE_NS, action, [
+    siteCode(state.site),
+    state.token,
+    state.page,
+    state.total,
+    state.owner,
+    encodeTime(state.issuedAt),
+  ]);
+}
+
+function decodeButton(
+  args: readonly string[],
+  sites: readonly Site[],
+  configured: Site,
+): ReversePage | undefined {
+  const [code, token, page, total, owner, issued] = args;
+  const site = siteOfCode(code ?? '', sites, configured);
+  const pageN = decodeCount(page);
+  const totalN = decodeCount(total);
+  const issuedAt = decodeTime(issued);
+  if (
+    site === undefined ||
+    token === undefined ||
+    pageN === undefined ||
+    totalN === undefined ||
+    issuedAt === undefined ||
+    owner === undefined ||
+    !/^\d{1,20}$/.test(owner)
+  ) {
+    return undefined;
+  }
+  return { site, token, page: pageN, total: totalN, owner, issuedAt };
+}
+
+function navRow(state: ReversePage): ActionRow[] {
+  if (state.total <= 1) return [];
+  const button = (action: 'prev' | 'next', label: string, disabled: boolean): APIButtonComponent => ({
+    type: ComponentType.Button,
+    style: ButtonStyle.Secondary,
+    label,
+    custom_id: encodeButton(action, state),
+    disabled,
+  });
+  return [
+    buttonRow([
+      button('prev', 'Previous', state.page <= 1),
+      button('next', 'Next', state.page >= state.total),
+    ]),
+  ];
+}
+
+async function renderPage(ids: readonly number[], state: ReversePage, context: CommandContext) {
+  const id = ids[state.page - 1];
+  if (id === undefined) throw new UserFacingError('That result is gone. Run the search again.');
+  const view = context.view.forSite(state.site);
+  const { fetched, card } = await showImage(context.registry.client(state.site), id, view, context.logger, {
+    footerExtra: `match ${state.page} of ${state.total}`,
+  });
+  return cardMessage(card, state.site, fetched.image.id, {
+    rows: navRow({ ...state, issuedAt: context.now() }),
+  });
+}
+
+/** Runs a reverse search for the deferred interaction and shows the first match. */
+export async function answerReverseSearch(
+  interaction: { readonly user: { readonly id: string }; editReply(options: object): Promise<unknown> },
+  input: ReverseSearchInput,
+  distance: number | undefined,
+  context: CommandContext,
+): Promise<void> {
+  const site = context.view.site;
+  const results = await context.registry.client(site).reverseSearch(input, {
+    limit: RESULTS_LIMIT,
+    ...(distance === undefined ? {} : { distance }),
+  });
+  // Deleted images come back as stubs: they are not a source anyone can look at.
+  const ids = results.items.filter((image) => image.kind === 'image').map((image) => image.id);
+  if (ids.length === 0) {
+    await interaction.editReply({
+      content: 'No matching images found on the site.',
+      embeds: [],
+      components: [],
+      allowedMentions: NO_MENTIONS,
+    });
+    return;
+  }
+  const token = await context.state.put(STATE_KIND, { ids });
+  const state: ReversePage = {
+    site,
+    token,
+    page: 1,
+    total: ids.length,
+    owner: interaction.user.id,
+    issuedAt: context.now(),
+  };
+  await interaction.editReply(await renderPage(ids, state, context));
+}
+
+export function reverseButtons(): Record<string, ButtonHandler> {
+  const handler = (action: 'prev' | 'next'): ButtonHandler => ({
+    defer: (interaction, args) => (args[4] === interaction.user.id ? 'update' : 'ephemeral'),
+    async run(interaction, args, context) {
+      const state = decodeButton(args, context.sites.all, context.sites.defaultSite);
+      if (state !== undefined && state.owner !== interaction.user.id) {
+        throw new UserFacingError('Only the person who searched can page through these results.');
+      }
+      const stored =
+        state === undefined || context.now() - state.issuedAt > STATE_TTL_MS
+          ? undefined
+          : await context.state.get(STATE_KIND, state.token, stateSchema);
+      if (state === undefined || stored === undefined) {
+        await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
+        throw new UserFacingError('These results have expired. Run the search again.');
+      }
+      const page =
+        action === 'prev' ? Math.max(1, state.page - 1) : Math.min(stored.ids.length, state.page + 1);
+      await interaction.editReply(
+        await renderPage(stored.ids, { ...state, page, total: stored.ids.length }, context),
+      );
+    },
+  });
+  return { [`${REVERSE_NS}:prev`]: handler('prev'), [`${REVERSE_NS}:next`]: handler('next') };
+}
+
+/** Whether an attachment looks like something the board can match (images, and the webm it accepts). */
+export function isMatchableMedia(contentType: string | null | undefined, name: string): boolean {
+  if (contentType) return contentType.startsWith('image/') || contentType === 'video/webm';
+  return /\.(?:png|jpe?g|gif|webp|svg|webm)$/i.test(name);
+}

@@ -1,0 +1,284 @@
+/**
+ * The interaction router: a map from the command list, one child logger per interaction, the view
+ * resolved per interaction, and the acknowledgement made before any handler runs (so every interaction is
+ * answered within Discord's 3 s). Failures meet one handler that maps them to a short ephemeral text.
+ * Nothing here throws out: a reply that cannot be sent (expired token, Discord 5xx) is logged.
+ */
+import {
+  MessageFlags,
+  type ApplicationCommandOptionChoiceData,
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type MessageContextMenuCommandInteraction,
+} from 'discord.js';
+import type { Logger } from '../logger.js';
+import type { ClientRegistry } from '../philomena/registry.js';
+import type {
+  ButtonDeferral,
+  ButtonHandler,
+  ChatCommand,
+  Command,
+  CommandContext,
+  MessageCommand,
+  SiteDirectory,
+} from './command.js';
+import { decodeCustomId } from './custom-id.js';
+import { NO_MENTIONS } from './render/index.js';
+import type { GuildSettings } from './settings.js';
+import type { InteractionState } from './state.js';
+import { UserFacingError, userErrorText } from './user-error.js';
+import { resolveView } from './view.js';
+
+export interface RouterDeps {
+  readonly commands: readonly Command[];
+  readonly logger: Logger;
+  readonly registry: ClientRegistry;
+  readonly settings: GuildSettings;
+  readonly sites: SiteDirectory;
+  readonly state: InteractionState;
+  readonly download: CommandContext['download'];
+  readonly now?: () => number;
+  /** How long autocomplete may take before the router answers with no choices; default 2200 ms. */
+  readonly autocompleteTimeoutMs?: number;
+}
+
+export interface InteractionRouter {
+  handle(interaction: Interaction): Promise<void>;
+}
+
+/** How the router acknowledged an interaction: decides how an error is shown. */
+type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
+
+const CHOICES_MAX = 25;
+const UNKNOWN_COMMAND = 'This command is not available any more.';
+const CHOICE_TEXT_MAX = 100;
+
+/** Discord rejects the whole answer if one choice breaks a limit: drop what does not fit. */
+export function fitChoices(
+  choices: readonly ApplicationCommandOptionChoiceData[],
+): ApplicationCommandOptionChoiceData[] {
+  const fitted: ApplicationCommandOptionChoiceData[] = [];
+  const seen = new Set<string>();
+  for (const choice of choices) {
+    const name =
+      choice.name.length > CHOICE_TEXT_MAX ? `${choice.name.slice(0, CHOICE_TEXT_MAX - 1)}…` : choice.name;
+    const value = choice.value;
+    if (name.length === 0) continue;
+    if (typeof value === 'string' && (value.length === 0 || value.length > CHOICE_TEXT_MAX)) continue;
+    const key = String(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fitted.push({ name, value });
+    if (fitted.length === CHOICES_MAX) break;
+  }
+  return fitted;
+}
+
+export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
+  const now = deps.now ?? Date.now;
+  const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
+  const chat = new Map<string, ChatCommand>();
+  const message = new Map<string, MessageCommand>();
+  const buttons = new Map<string, ButtonHandler>();
+  for (const command of deps.commands) {
+    const table = command.kind === 'chat' ? chat : message;
+    if (table.has(command.data.name)) throw new Error(`two commands are named ${command.data.name}`);
+    if (command.kind === 'chat') chat.set(command.data.name, command);
+    else message.set(command.data.name, command);
+    for (const [key, handler] of Object.entries(command.buttons ?? {})) {
+      if (buttons.has(key)) throw new Error(`two button handlers for ${key}`);
+      buttons.set(key, handler);
+    }
+  }
+
+  async function contextFor(interaction: Interaction, logger: Logger): Promise<CommandContext> {
+    const view = await resolveView(
+      { guildId: interaction.guildId, channel: interaction.channel },
+      { settings: deps.settings, sites: deps.sites },
+    );
+    return {
+      logger,
+      view,
+      registry: deps.registry,
+      settings: deps.settings,
+      sites: deps.sites,
+      state: deps.state,
+      now,
+      download: deps.download,
+    };
+  }
+
+  /** Shows `error` to the member, ephemerally; logs what is not an expected board or input failure. */
+  async function answerError(
+    interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ButtonInteraction,
+    ack: Ack,
+    error: unknown,
+    logger: Logger,
+  ): Promise<void> {
+    const { text, expected } = userErrorText(error);
+    if (expected) logger.info({ err: error }, 'interaction failed with an expected error');
+    else logger.error({ err: error }, 'interaction failed');
+    const payload = { content: text, embeds: [], components: [], allowedMentions: NO_MENTIONS };
+    try {
+      switch (ack) {
+        case 'none':
+          await interaction.reply({ ...payload, flags: MessageFlags.Ephemeral });
+          break;
+        case 'reply-ephemeral':
+          await interaction.editReply(payload);
+          break;
+        case 'reply-public':
+          // A public "thinking…" would turn the error public: remove it and answer privately instead.
+          await interaction.deleteReply().catch(() => undefined);
+          await interaction.followUp({
+            content: text,
+            allowedMentions: NO_MENTIONS,
+            flags: MessageFlags.Ephemeral,
+          });
+          break;
+        case 'update':
+          await interaction.followUp({
+            content: text,
+            allowedMentions: NO_MENTIONS,
+            flags: MessageFlags.Ephemeral,
+          });
+          break;
+      }
+    } catch (replyError) {
+      logger.warn({ err: replyError }, 'could not tell the member about a failure');
+    }
+  }
+
+  async function handleChat(
+    interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+    command: Command,
+    logger: Logger,
+  ): Promise<void> {
+    let ack: Ack = 'none';
+    try {
+      const ephemeral =
+        command.kind === 'chat' && interaction.isChatInputCommand()
+          ? (command.ephemeral?.(interaction) ?? false)
+          : command.kind === 'message' && interaction.isMessageContextMenuCommand()
+            ? (command.ephemeral?.(interaction) ?? false)
+            : false;
+      await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+      ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
+      const context = await contextFor(interaction, logger);
+      if (command.kind === 'chat' && interaction.isChatInputCommand())
+        await command.execute(interaction, context);
+      else if (command.kind === 'message' && interaction.isMessageContextMenuCommand()) {
+        await command.execute(interaction, context);
+      }
+    } catch (error) {
+      await answerError(interaction, ack, error, logger);
+    }
+  }
+
+  async function handleAutocomplete(
+    interaction: AutocompleteInteraction,
+    command: ChatCommand,
+    logger: Logger,
+  ): Promise<void> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), autocompleteTimeoutMs);
+    });
+    let choices: ApplicationCommandOptionChoiceData[] = [];
+    try {
+      const work = (async () => {
+        const context = await contextFor(interaction, logger);
+        return command.autocomplete
+          ? command.autocomplete(interaction, { ...context, signal: controller.signal })
+          : [];
+      })();
+      // The late result is dropped, but its rejection must not go unhandled.
+      work.catch((error: unknown) => logger.debug({ err: error }, 'late autocomplete failed'));
+      const result = await Promise.race([work, timeout]);
+      if (result === 'timeout') {
+        controller.abort();
+        logger.info(
+          { timeoutMs: autocompleteTimeoutMs },
+          'autocomplete timed out; answering with no choices',
+        );
+      } else {
+        choices = fitChoices(result);
+      }
+    } catch (error) {
+      const { expected } = userErrorText(error);
+      if (expected) logger.info({ err: error }, 'autocomplete failed');
+      else logger.error({ err: error }, 'autocomplete failed');
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      await interaction.respond(choices);
+    } catch (error) {
+      logger.warn({ err: error }, 'could not answer autocomplete');
+    }
+  }
+
+  async function handleButton(interaction: ButtonInteraction, logger: Logger): Promise<void> {
+    const decoded = decodeCustomId(interaction.customId);
+    const handler = decoded === undefined ? undefined : buttons.get(decoded.key);
+    if (decoded === undefined || handler === undefined) {
+      logger.info({ customId: interaction.customId }, 'button not handled here');
+      await answerError(interaction, 'none', new UserFacingError('This button no longer works.'), logger);
+      return;
+    }
+    let ack: Ack = 'none';
+    try {
+      const deferral: ButtonDeferral = handler.defer(interaction, decoded.args);
+      if (deferral === 'update') {
+        await interaction.deferUpdate();
+        ack = 'update';
+      } else {
+        const ephemeral = deferral === 'ephemeral';
+        await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+        ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
+      }
+      const context = await contextFor(interaction, logger);
+      await handler.run(interaction, decoded.args, context);
+    } catch (error) {
+      await answerError(interaction, ack, error, logger);
+    }
+  }
+
+  return {
+    async handle(interaction) {
+      const name =
+        interaction.isChatInputCommand() || interaction.isContextMenuCommand() || interaction.isAutocomplete()
+          ? interaction.commandName
+          : interaction.isButton()
+            ? interaction.customId.split(':', 2).join(':')
+            : undefined;
+      const logger = deps.logger.child({
+        interactionId: interaction.id,
+        guildId: interaction.guildId,
+        command: name,
+      });
+      try {
+        if (interaction.isChatInputCommand()) {
+          const command = chat.get(interaction.commandName);
+          if (command) await handleChat(interaction, command, logger);
+          else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+        } else if (interaction.isMessageContextMenuCommand()) {
+          const command = message.get(interaction.commandName);
+          if (command) await handleChat(interaction, command, logger);
+          else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+        } else if (interaction.isAutocomplete()) {
+          const command = chat.get(interaction.commandName);
+          if (command) await handleAutocomplete(interaction, command, logger);
+          else await interaction.respond([]).catch(() => undefined);
+        } else if (interaction.isButton()) {
+          await handleButton(interaction, logger);
+        }
+      } catch (error) {
+        logger.error({ err: error }, 'interaction handling failed');
+      }
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Per-server settings: the site and, per site, the filter. Kept in the store without a lifetime so they
+ * survive restarts. A filter belongs to the site it was set for: switching sites keeps it for later.
+ */
+import type Keyv from 'keyv';
+import { z } from 'zod';
+
+export interface GuildSettingsRecord {
+  /** `Site.id` of the server's site; undefined means BOORU_URL's. */
+  readonly siteId: string | undefined;
+  /** Filter ids by `Site.id`. */
+  readonly filters: Readonly<Record<string, number>>;
+}
+
+export interface GuildSettings {
+  get(guildId: string): Promise<GuildSettingsRecord>;
+  /** Resolves once the write is stored. */
+  setSite(guildId: string, siteId: string): Promise<GuildSettingsRecord>;
+  setFilter(guildId: string, siteId: string, filterId: number): Promise<GuildSettingsRecord>;
+  reset(guildId: string): Promise<void>;
+}
+
+const recordSchema = z.object({
+  siteId: z.string().optional(),
+  filters: z.record(z.string(), z.number().int().positive()).default({}),
+});
+
+const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
+
+export function createGuildSettings(store: Keyv): GuildSettings {
+  const keyOf = (guildId: string) => `settings:guild:${guildId}`;
+
+  async function get(guildId: string): Promise<GuildSettingsRecord> {
+    const raw: unknown = await store.get(keyOf(guildId));
+    if (raw === undefined) return EMPTY;
+    const parsed = recordSchema.safeParse(raw);
+    // A record we cannot read is treated as unset rather than failing every command of that server.
+    if (!parsed.success) return EMPTY;
+    return { siteId: parsed.data.siteId, filters: parsed.data.filters };
+  }
+
+  async function write(guildId: string, record: GuildSettingsRecord): Promise<GuildSettingsRecord> {
+    const stored = record.siteId === undefined ? { filters: record.filters } : record;
+    const ok: unknown = await store.set(keyOf(guildId), stored);
+    if (ok === false) throw new Error('the settings store refused the write');
+    return record;
+  }
+
+  return {
+    get,
+    async setSite(guildId, siteId) {
+      const current = await get(guildId);
+      return write(guildId, { ...current, siteId });
+    },
+    async setFilter(guildId, siteId, filterId) {
+      const current = await get(guildId);
+      return write(guildId, { ...current, filters: { ...current.filters, [siteId]: filterId } });
+    },
+    async reset(guildId) {
+      await store.delete(keyOf(guildId));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Link unfurling: a message with links to images gets a reply with up to three cards, under the same
+ * rules as commands (the channel's age restriction, the server's filter for the link's own site). Links
+ * the author fenced off are left alone: inside code, inside `<...>` (Discord's own "no preview" marker)
+ * and inside `||spoilers||` (a preview would show what the author hid). Board errors are logged, never
+ * replied: a chat full of "site is down" replies would be worse than silence.
+ */
+import { PermissionFlagsBits, type Message } from 'discord.js';
+import type { Logger } from '../logger.js';
+import type { ImageLink } from '../philomena/links.js';
+import type { ClientRegistry } from '../philomena/registry.js';
+import type { SiteDirectory } from './command.js';
+import { buttonRow, revealButton, showImage } from './image-cards.js';
+import { fitEmbeds } from './render/index.js';
+import type { GuildSettings } from './settings.js';
+import { resolveView } from './view.js';
+
+export const UNFURL_MAX_CARDS = 3;
+
+/** Replaces each match with spaces of the same length, so offsets into the text stay valid. */
+function blank(text: string, pattern: RegExp): string {
+  return text.replace(pattern, (match) => ' '.repeat(match.length));
+}
+
+/**
+ * The text with everything that must not unfurl blanked out: fenced and inline code, `<url>`, spoilers.
+ * Order matters: code first, since backticks hide the other markers.
+ */
+export function maskSuppressedText(text: string): string {
+  let masked = blank(text, /```[\s\S]*?```/g);
+  masked = blank(masked, /(``?)[^`][\s\S]*?\1/g);
+  masked = blank(masked, /<https?:\/\/[^\s>]*>/gi);
+  masked = blank(masked, /\|\|[\s\S]*?\|\|/g);
+  return masked;
+}
+
+/** The links of `text` that should unfurl, in order, deduplicated by the recogniser. */
+export function extractUnfurlLinks(text: string, recognise: (text: string) => ImageLink[]): ImageLink[] {
+  if (!text.includes('://')) return [];
+  return recognise(maskSuppressedText(text));
+}
+
+export interface UnfurlDeps {
+  readonly sites: SiteDirectory;
+  readonly registry: ClientRegistry;
+  readonly settings: GuildSettings;
+  readonly logger: Logger;
+}
+
+export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Promise<void> {
+  return async function unfurl(message: Message): Promise<void> {
+    if (message.author.bot || message.webhookId !== null || message.system) return;
+    const links = extractUnfurlLinks(message.content, deps.sites.recogniseLinks);
+    if (links.length === 0) return;
+    const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
+    try {
+      const view = await resolveView(
+        { guildId: message.guildId, channel: message.channel },
+        { settings: deps.settings, sites: deps.sites },
+      );
+      const shown = links.slice(0, UNFURL_MAX_CARDS);
+      const results = await Promise.allSettled(
+        shown.map((link) =>
+          showImage(deps.registry.client(link.site), link.imageId, view.forSite(link.site), logger),
+        ),
+      );
+      const embeds = [];
+      const reveal = [];
+      for (const [i, result] of results.entries()) {
+        const link = shown[i];
+        if (result.status === 'rejected' || link === undefined) {
+          logger.info(
+            { err: result.status === 'rejected' ? result.reason : undefined, site: link?.site.id },
+            'unfurl failed',
+          );
+          continue;
+        }
+        embeds.push(result.value.card.embed);
+        if (result.value.card.revealable) {
+          const id = result.value.fetched.image.id;
+          reveal.push(revealButton(link.site, id, shown.length > 1 ? `Reveal ${id}` : 'Reveal'));
+        }
+      }
+      if (embeds.length === 0) return;
+      const more = links.length - shown.length;
+      await message.reply({
+        ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
+        embeds: fitEmbeds(embeds),
+        components: reveal.length > 0 ? [buttonRow(reveal)] : [],
+        allowedMentions: { parse: [], repliedUser: false },
+      });
+      await suppressOwnPreview(message, logger);
+    } catch (error) {
+      logger.warn({ err: error }, 'unfurl failed');
+    }
+  };
+}
+
+/** Hides Discord's own preview of the links, only where the bot may edit others' messages. */
+async function suppressOwnPreview(message: Message, logger: Logger): Promise<void> {
+  if (!message.inGuild()) return;
+  const me = message.guild.members.me;
+  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
+  try {
+    await message.suppressEmbeds(true);
+  } catch (error) {
+    logger.info({ err: error }, 'could not suppress the preview');
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The one place that turns a failure into what a member reads: short, ephemeral, nothing internal. Board
+ * text (a query error) is escaped so it can neither format nor ping. Unexpected errors get a generic line
+ * and are logged by the caller with context.
+ */
+import {
+  BadQueryError,
+  ForbiddenError,
+  InvalidResponseError,
+  NotFoundError,
+  RateLimitedError,
+  SiteUnavailableError,
+  isPhilomenaError,
+} from '../errors.js';
+import { escapeMarkdown } from './render/index.js';
+
+/** A failure whose message is meant for the member as written (bad input the command detected). */
+export class UserFacingError extends Error {
+  override get name(): string {
+    return 'UserFacingError';
+  }
+}
+
+export interface UserErrorText {
+  readonly text: string;
+  /** False when the error is a bug or an unknown fault: log it with its stack. */
+  readonly expected: boolean;
+}
+
+const SERVER_MESSAGE_MAX = 300;
+
+function waitText(ms: number | undefined): string {
+  const seconds = Math.max(1, Math.ceil((ms ?? 30_000) / 1000));
+  return seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} s`;
+}
+
+export function userErrorText(error: unknown): UserErrorText {
+  if (error instanceof UserFacingError) return { text: error.message, expected: true };
+  if (!isPhilomenaError(error))
+    return { text: 'Something went wrong. Please try again later.', expected: false };
+  if (error instanceof NotFoundError) return { text: 'Not found on the site.', expected: true };
+  if (error instanceof BadQueryError) {
+    const message = escapeMarkdown(error.serverMessage.slice(0, SERVER_MESSAGE_MAX));
+    return { text: `The site did not understand that search: ${message}`, expected: true };
+  }
+  if (error instanceof RateLimitedError) {
+    return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
+  }
+  if (error instanceof SiteUnavailableError) {
+    if (error.retryAfterMs !== undefined || error.reason === 'budget-exhausted') {
+      return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
+    }
+    return { text: 'The site is down or not answering right now. Try again later.', expected: true };
+  }
+  if (error instanceof ForbiddenError) {
+    return { text: 'The site refused that request.', expected: true };
+  }
+  if (error instanceof InvalidResponseError) {
+    return { text: 'The site sent an answer the bot could not read. Try again later.', expected: false };
+  }
+  return { text: 'Something went wrong. Please try again later.', expected: false };
+}

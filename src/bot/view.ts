@@ -1,0 +1,44 @@
+/**
+ * The view of one interaction or message: which site, which filter, and whether the channel is
+ * age-restricted. Resolved fresh each time so a settings change applies at once.
+ */
+import type { Channel } from 'discord.js';
+import type { Site } from '../philomena/sites.js';
+import type { SiteDirectory, View } from './command.js';
+import { isAgeRestrictedChannel } from './safety.js';
+import type { GuildSettings } from './settings.js';
+
+export function makeView(options: {
+  readonly site: Site;
+  readonly guildId: string | null;
+  readonly ageRestricted: boolean;
+  readonly guildFilters: Readonly<Record<string, number>>;
+  readonly sites: SiteDirectory;
+}): View {
+  const { guildId, ageRestricted, guildFilters, sites } = options;
+  const build = (site: Site): View => ({
+    site,
+    filterId: sites.filterFor(site, guildFilters),
+    ageRestricted,
+    guildId,
+    forSite: build,
+  });
+  return build(options.site);
+}
+
+export async function resolveView(
+  input: { readonly guildId: string | null; readonly channel: Channel | null },
+  deps: { readonly settings: GuildSettings; readonly sites: SiteDirectory },
+): Promise<View> {
+  const { sites } = deps;
+  const record = input.guildId === null ? undefined : await deps.settings.get(input.guildId);
+  const site = (record?.siteId === undefined ? undefined : sites.byId(record.siteId)) ?? sites.defaultSite;
+  return makeView({
+    site,
+    guildId: input.guildId,
+    // Not in a server means a DM: never age-restricted, whatever the channel object says.
+    ageRestricted: input.guildId !== null && isAgeRestrictedChannel(input.channel),
+    guildFilters: record?.filters ?? {},
+    sites,
+  });
+}

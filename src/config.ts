@@ -1,0 +1,152 @@
+/**
+ * The environment, validated once at start. `loadConfig` reports every problem at once, each with how to
+ * fix it, and never repeats a value back (the token and the key are secrets; the rest is not worth the
+ * risk of a pasted secret in the wrong variable).
+ */
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { resolveSite, type Site } from './philomena/sites.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
+const FALSE_WORDS = new Set(['false', '0', 'off', 'no']);
+
+/** Blank (or only spaces) means unset, so `KEY=` in `.env` falls back to the default. */
+function blankIsUnset(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsUnset, schema.optional());
+
+const snowflake = z.string().regex(/^\d{1,20}$/, 'must be a Discord id (digits only)');
+
+const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+export const configSchema = z.object({
+  DISCORD_TOKEN: z.preprocess(blankIsUnset, z.string({ error: 'is required' })),
+  DISCORD_APPLICATION_ID: optional(snowflake),
+  DISCORD_API_URL: optional(httpUrl),
+  DISCORD_GUILD_ID: optional(snowflake),
+  BOORU_URL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .default('https://derpibooru.org')
+      .transform((value, ctx) => {
+        try {
+          return resolveSite(value);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a known site name or an http(s) URL' });
+          return z.NEVER;
+        }
+      }),
+  ),
+  BOORU_API_KEY: optional(z.string()),
+  BOORU_FILTER_ID: optional(
+    z
+      .string()
+      .regex(/^\d{1,15}$/, 'must be a filter id (a positive whole number)')
+      .transform(Number)
+      .refine((n) => n > 0, 'must be a filter id (a positive whole number)'),
+  ),
+  STORE_URL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .default('sqlite://data/bot.sqlite')
+      .refine(
+        (value) => value === 'memory://' || /^sqlite:\/\/.+/.test(value),
+        'must be sqlite://<path> or memory://',
+      ),
+  ),
+  UNFURL: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .default('on')
+      .transform((value, ctx) => {
+        const word = value.toLowerCase();
+        if (TRUE_WORDS.has(word)) return true;
+        if (FALSE_WORDS.has(word)) return false;
+        ctx.addIssue({ code: 'custom', message: 'must be one of true/false, 1/0, on/off, yes/no' });
+        return z.NEVER;
+      }),
+  ),
+  LOG_LEVEL: z.preprocess(
+    (value) => {
+      const unset = blankIsUnset(value);
+      return typeof unset === 'string' ? unset.toLowerCase() : unset;
+    },
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
+});
+
+export interface Config {
+  readonly discordToken: string;
+  readonly discordApplicationId: string | undefined;
+  /** REST base handed to discord.js (`rest.api`); undefined means Discord's own. */
+  readonly discordApiUrl: string | undefined;
+  readonly discordGuildId: string | undefined;
+  /** The site BOORU_URL names: the default site of every server. */
+  readonly site: Site;
+  readonly booruApiKey: string | undefined;
+  /** The filter for servers that chose none, on the default site only. */
+  readonly booruFilterId: number | undefined;
+  readonly storeUrl: string;
+  readonly unfurl: boolean;
+  readonly logLevel: LogLevel;
+}
+
+/** How to fix each key, appended to its problem. */
+const HOW_TO_FIX: Readonly<Record<string, string>> = {
+  DISCORD_TOKEN:
+    'get one in the Discord Developer Portal (https://discord.com/developers/applications) → your application → Bot → Reset Token, and set DISCORD_TOKEN in .env',
+  DISCORD_APPLICATION_ID:
+    'copy the Application ID from the Developer Portal → your application → General Information, or leave it blank to learn it from Discord',
+  DISCORD_API_URL: 'leave it blank to use Discord itself, or give a base such as http://127.0.0.1:8080/api',
+  DISCORD_GUILD_ID: 'right-click the server with Developer Mode on → Copy Server ID, or leave it blank',
+  BOORU_URL:
+    'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or a URL like https://booru.example',
+  BOORU_API_KEY: 'copy it from your account settings on the board, or leave it blank',
+  BOORU_FILTER_ID: "use the number at the end of the filter's page URL (/filters/<id>), or leave it blank",
+  STORE_URL: 'for example sqlite://data/bot.sqlite, or memory:// for a store that forgets on restart',
+  UNFURL: 'set UNFURL=on or UNFURL=off',
+  LOG_LEVEL: 'for example LOG_LEVEL=info',
+};
+
+/** The config from an environment (`process.env` after `.env` was loaded). Throws ConfigError listing every problem. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '(environment)');
+      const fix = HOW_TO_FIX[key];
+      return `${key} ${issue.message}${fix ? `: ${fix}` : ''}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const data = parsed.data;
+  return {
+    discordToken: data.DISCORD_TOKEN,
+    discordApplicationId: data.DISCORD_APPLICATION_ID,
+    discordApiUrl: data.DISCORD_API_URL?.replace(/\/+$/, ''),
+    discordGuildId: data.DISCORD_GUILD_ID,
+    site: data.BOORU_URL,
+    booruApiKey: data.BOORU_API_KEY,
+    booruFilterId: data.BOORU_FILTER_ID,
+    storeUrl: data.STORE_URL,
+    unfurl: data.UNFURL,
+    logLevel: data.LOG_LEVEL,
+  };
+}
