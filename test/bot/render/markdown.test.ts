@@ -1,0 +1,270 @@
+import { describe, expect, it } from 'vitest';
+import {
+  boardMarkdownToDiscord,
+  escapeMarkdown,
+  neutraliseMentions,
+  truncate,
+  truncateMarkdown,
+} from '../../../src/bot/render/markdown.js';
+import { knownSite, resolveSite } from '../../../src/philomena/sites.js';
+
+const derpi = knownSite('derpibooru');
+if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');
+const site = derpi;
+
+/** Mentions as Discord would render them. */
+const MENTION = /@everyone|@here|<@[!&]?\d+>|<#\d+>|<\/[\w -]+:\d+>/i;
+
+/** Targets of masked links `[text](target)` whose `[` is not escaped. */
+function maskedLinkTargets(md: string): string[] {
+  const targets: string[] = [];
+  for (let i = 0; i < md.length; i += 1) {
+    if (md[i] === '\\') {
+      i += 1;
+      continue;
+    }
+    if (md[i] !== '[') continue;
+    let depth = 0;
+    for (let j = i; j < md.length; j += 1) {
+      if (md[j] === '\\') {
+        j += 1;
+        continue;
+      }
+      if (md[j] === '[') depth += 1;
+      if (md[j] === ']' && --depth === 0) {
+        if (md[j + 1] === '(') targets.push(md.slice(j + 2, md.indexOf(')', j + 2)));
+        break;
+      }
+    }
+  }
+  return targets;
+}
+
+/** Characters of `md` that are Markdown syntax (not preceded by a backslash), as a string. */
+function unescaped(md: string, chars: string): string {
+  let found = '';
+  for (let i = 0; i < md.length; i += 1) {
+    if (md[i] === '\\') {
+      i += 1;
+      continue;
+    }
+    if (chars.includes(md[i] ?? '')) found += md[i];
+  }
+  return found;
+}
+
+describe('escapeMarkdown', () => {
+  it.each([
+    ['**bold**', '\\*\\*bold\\*\\*'],
+    ['__under__ _it_', '\\_\\_under\\_\\_ \\_it\\_'],
+    ['~~strike~~', '\\~\\~strike\\~\\~'],
+    ['||spoiler||', '\\|\\|spoiler\\|\\|'],
+    ['`code`', '\\`code\\`'],
+    ['[masked](https://evil.test)', '\\[masked\\](https\\://evil.test)'],
+    ['back\\slash', 'back\\\\slash'],
+    ['# heading', '\\# heading'],
+    ['> quote', '\\> quote'],
+    ['- list', '\\- list'],
+    ['-# subtext', '\\-# subtext'],
+    ['1. numbered', '1\\. numbered'],
+    ['line\n## two\n  > three', 'line\n\\## two\n  \\> three'],
+    ['middle # and > and - stay', 'middle # and > and - stay'],
+    ['http://bare.test/x', 'http\\://bare.test/x'],
+    ['plain words', 'plain words'],
+  ])('GIVEN %j THEN it is escaped to %j', (input, expected) => {
+    expect(escapeMarkdown(input)).toBe(expected);
+  });
+
+  it.each([
+    '@everyone',
+    '@here',
+    '@EVERYONE',
+    '<@123>',
+    '<@!123>',
+    '<@&456>',
+    '<#789>',
+    '</ban:123456>',
+    'x@everyone y',
+  ])('GIVEN the mention %j THEN the escaped text renders no mention', (input) => {
+    const out = escapeMarkdown(input);
+    expect(out).not.toMatch(MENTION);
+    expect(out.replace(/[\u200b\\]/g, '')).toBe(input);
+  });
+
+  it('GIVEN escaped text with hostile Markdown THEN no formatting character is left unescaped', () => {
+    const out = escapeMarkdown('*a* _b_ ~~c~~ ||d|| `e` [f](g) \\*');
+    expect(unescaped(out, '*_~|`[]')).toBe('');
+  });
+});
+
+describe('neutraliseMentions', () => {
+  it('GIVEN text without mentions THEN it is unchanged', () => {
+    expect(neutraliseMentions('mail me at a@b.test <3')).toBe('mail me at a@b.test <3');
+  });
+  it('GIVEN mentions THEN a zero-width space breaks each', () => {
+    expect(neutraliseMentions('@everyone <@1> <#2>')).toBe('@\u200beveryone <\u200b@1> <\u200b#2>');
+  });
+});
+
+describe('truncate', () => {
+  it.each([
+    ['short', 10, 'short'],
+    ['exactly10!', 10, 'exactly10!'],
+    ['abcdefghijklmnop', 10, 'abcdefghi…'],
+    ['abc', 1, '…'],
+    ['abc', 0, ''],
+  ])('GIVEN %j cut to %i THEN %j', (input, max, expected) => {
+    expect(truncate(input, max)).toBe(expected);
+  });
+
+  it('GIVEN emoji at the cut THEN no surrogate pair is split', () => {
+    const text = '😀'.repeat(20);
+    for (let max = 2; max < 40; max += 1) {
+      const out = truncate(text, max);
+      expect(out.length).toBeLessThanOrEqual(max);
+      expect(out).toMatch(/^(?:😀)*…$/u);
+    }
+  });
+
+  it('GIVEN a long text with spaces THEN it is cut at a word boundary', () => {
+    expect(truncate('the quick brown fox jumps over the lazy dog', 22)).toBe('the quick brown fox…');
+  });
+});
+
+describe('truncateMarkdown', () => {
+  it('GIVEN a cut inside a spoiler THEN the spoiler is dropped, not shown in the clear', () => {
+    const md = `visible ||${'secret '.repeat(50)}||`;
+    const out = truncateMarkdown(md, 60);
+    expect(out.length).toBeLessThanOrEqual(60);
+    expect(out).not.toContain('secret');
+    expect(out).toBe('visible…');
+  });
+  it('GIVEN a cut inside a masked link THEN the half link is dropped', () => {
+    const md = `see [a link](https://derpibooru.org/${'x'.repeat(100)}) after`;
+    expect(truncateMarkdown(md, 50)).toBe('see…');
+  });
+  it('GIVEN a cut inside a code block THEN the block is dropped', () => {
+    const md = `intro\n\`\`\`\n${'code\n'.repeat(40)}\`\`\``;
+    expect(truncateMarkdown(md, 50)).toBe('intro…');
+  });
+  it('GIVEN escaped pipes THEN they do not count as spoiler markers', () => {
+    const md = `a \\|\\| b ${'word '.repeat(30)}`;
+    expect(truncateMarkdown(md, 30)).toMatch(/^a \\\|\\\| b word/);
+  });
+});
+
+describe('boardMarkdownToDiscord', () => {
+  it.each([
+    ['**bold** *it* _it_ __under__ ~~strike~~', '**bold** *it* *it* __under__ ~~strike~~'],
+    ['||spoiler|| text', '||spoiler|| text'],
+    ['>>123', '[>>123](https://derpibooru.org/images/123)'],
+    [
+      'see >>45t and >>46s, >>47p.',
+      'see [>>45](https://derpibooru.org/images/45) and [>>46](https://derpibooru.org/images/46), [>>47](https://derpibooru.org/images/47).',
+    ],
+    ['[tag](/tags/safe)', '[tag](https://derpibooru.org/tags/safe)'],
+    ['[site](http://example.test/page)', '[site](https://example.test/page)'],
+    ['![pic](http://cdn.test/a.png)', '[image: pic](https://cdn.test/a.png)'],
+    ['![](https://cdn.test/a.png)', '[image](https://cdn.test/a.png)'],
+    ['"old link":http://example.test/x.', '[old link](https://example.test/x).'],
+    ['visit http://example.test/a_b_c.', 'visit <https://example.test/a_b_c>.'],
+    ['<b>bold</b> and <script>x</script>', 'bold and x'],
+    ['a&amp;b &lt;3', 'a&b \\<3'],
+    ['line one\r\nline two', 'line one\nline two'],
+    ['> quoted >>5', '> quoted [>>5](https://derpibooru.org/images/5)'],
+    ['>greentext', '\\>greentext'],
+    ['# Heading', '**Heading**'],
+    ['- one\n- two', '- one\n- two'],
+    ['1. one\n2. two', '1. one\n2. two'],
+    ['`code *x*`', '`code *x*`'],
+    ['```\nblock **x**\n```', '```\nblock **x**\n```'],
+    ['[spoiler]old spoiler[/spoiler]', '||old spoiler||'],
+    ['snake_case_word', 'snake\\_case\\_word'],
+    ['**unclosed bold', '\\*\\*unclosed bold'],
+    ['a || b', 'a \\|\\| b'],
+    ['[js](javascript:alert(1))', 'js'],
+    ['[data](data:text/html,x)', 'data'],
+    ['[https://paypal.test](https://evil.test)', '<https://evil.test/>'],
+  ])('GIVEN %j THEN %j', (input, expected) => {
+    expect(boardMarkdownToDiscord(input, site)).toBe(expected);
+  });
+
+  it('GIVEN a spoiler across lines THEN it stays one spoiler', () => {
+    expect(boardMarkdownToDiscord('||first\r\nsecond||', site)).toBe('||first\nsecond||');
+  });
+
+  it('GIVEN a site with an http base THEN its own relative links keep http, others become https', () => {
+    const local = resolveSite('http://127.0.0.1:8080');
+    expect(boardMarkdownToDiscord('>>7 [a](/tags/x) [b](http://other.test/)', local)).toBe(
+      '[>>7](http://127.0.0.1:8080/images/7) [a](http://127.0.0.1:8080/tags/x) [b](https://other.test/)',
+    );
+  });
+
+  const hostile = [
+    '@everyone look',
+    '@here',
+    '<@123> <@!123> <@&1> <#1> </cmd:1>',
+    '**@everyone**',
+    '||<@&1>||',
+    '[@everyone](https://x.test)',
+    '`@everyone` ```\n<@1>\n```',
+    '> @here',
+    '- <@1>',
+    '# @everyone',
+    '<b>@</b>everyone',
+    '&lt;@123&gt;',
+    '&#64;everyone',
+    '"@everyone":http://x.test',
+    'https://x.test/@everyone/<@1>',
+    '[x](https://x.test/<@1>)',
+  ];
+  it.each(hostile)('GIVEN hostile text %j THEN no mention renders', (input) => {
+    expect(boardMarkdownToDiscord(input, site)).not.toMatch(MENTION);
+  });
+
+  it.each([
+    ['[click](javascript:alert(1))', []],
+    ['[a](http://x.test) [b](ftp://y.test) [c](//cdn.test/z)', ['https://x.test/', 'https://cdn.test/z']],
+    ['\\[not](a link)', []],
+    ['[outer [inner](https://a.test)](https://b.test)', []],
+    ['[outer [inner] text](https://b.test)', ['https://b.test/']],
+    ['"t":javascript:alert(1)', []],
+    ['[x](https://a.test/(paren)) y', ['https://a.test/%28paren%29']],
+    ['<span>[x</span>](https://a.test)', ['https://a.test/']],
+  ])('GIVEN %j THEN the only masked links are %j', (input, targets) => {
+    const out = boardMarkdownToDiscord(input, site);
+    expect(maskedLinkTargets(out)).toEqual(targets);
+  });
+
+  it('GIVEN any output THEN every URL in it is https', () => {
+    const out = boardMarkdownToDiscord(
+      'http://a.test [b](http://b.test) ![c](http://c.test/c.png) <http://d.test> "e":http://e.test www.f.test //g.test',
+      site,
+    );
+    const urls = out.match(/[a-z][a-z0-9+.-]*:\/\/[^\s)>]+/gi) ?? [];
+    expect(urls.length).toBeGreaterThanOrEqual(6);
+    for (const url of urls) expect(url).toMatch(/^https:\/\//);
+  });
+
+  it('GIVEN pathological input THEN it converts quickly and within the input cap', () => {
+    const inputs = [
+      '*a'.repeat(20_000),
+      '['.repeat(20_000),
+      '**'.repeat(20_000),
+      '_x'.repeat(20_000),
+      '||'.repeat(9_999),
+    ];
+    for (const input of inputs) {
+      const started = performance.now();
+      const out = boardMarkdownToDiscord(input, site);
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(out.length).toBeLessThan(30_000);
+      expect(out).not.toMatch(MENTION);
+    }
+  });
+
+  it('GIVEN deeply nested emphasis THEN it does not overflow the stack', () => {
+    const input = `${'**_'.repeat(500)}x${'_**'.repeat(500)}`;
+    expect(() => boardMarkdownToDiscord(input, site)).not.toThrow();
+  });
+});
