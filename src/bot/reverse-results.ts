@@ -10,7 +10,7 @@ import type { ButtonHandler, CommandContext } from './command.js';
 import { decodeCount, decodeTime, encodeCustomId, encodeTime, siteCode, siteOfCode } from './custom-id.js';
 import { buttonRow, cardMessage, showImage, type ActionRow } from './image-cards.js';
 import { NO_MENTIONS } from './render/index.js';
-import { STATE_TTL_MS } from './state.js';
+import { STATE_TOKEN, STATE_TTL_MS } from './state.js';
 import { UserFacingError } from './user-error.js';
 
 export const REVERSE_NS = 'rev';
@@ -53,6 +53,7 @@ function decodeButton(
   if (
     site === undefined ||
     token === undefined ||
+    !STATE_TOKEN.test(token) ||
     pageN === undefined ||
     totalN === undefined ||
     issuedAt === undefined ||

@@ -12,7 +12,7 @@ import { decodeCount, decodeTime, encodeCustomId, encodeTime, siteCode, siteOfCo
 import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from './image-cards.js';
 import { imageCard, NO_MENTIONS } from './render/index.js';
 import { safeSearchQuery } from './safety.js';
-import { STATE_TTL_MS } from './state.js';
+import { STATE_TOKEN, STATE_TTL_MS } from './state.js';
 import { UserFacingError } from './user-error.js';
 
 export const SORTS = ['newest', 'oldest', 'score', 'wilson', 'faves', 'random', 'relevance'] as const;
@@ -97,6 +97,7 @@ export function decodeSearchButton(
   if (
     site === undefined ||
     token === undefined ||
+    !STATE_TOKEN.test(token) ||
     sort === undefined ||
     pageN === undefined ||
     totalN === undefined ||

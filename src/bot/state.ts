@@ -16,7 +16,8 @@ export interface InteractionState {
   get<T extends z.ZodType>(kind: string, token: string, schema: T): Promise<z.infer<T> | undefined>;
 }
 
-const TOKEN = /^[A-Za-z0-9_-]{8}$/;
+/** The shape of a token, checked before a store read. */
+export const STATE_TOKEN = /^[A-Za-z0-9_-]{8}$/;
 
 export function createInteractionState(
   store: Keyv,
@@ -31,7 +32,7 @@ export function createInteractionState(
       return token;
     },
     async get(kind, token, schema) {
-      if (!TOKEN.test(token)) return undefined;
+      if (!STATE_TOKEN.test(token)) return undefined;
       const raw: unknown = await store.get(keyOf(kind, token));
       if (raw === undefined) return undefined;
       const parsed = schema.safeParse(raw);

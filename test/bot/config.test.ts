@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
+
+const TOKEN = 'MTIzNDU2Nzg5.secret-token-value';
+const base = { DISCORD_TOKEN: TOKEN };
+
+function problemsOf(env: Record<string, string | undefined>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('GIVEN only a token THEN every default applies', () => {
+    const config = loadConfig(base);
+    expect(config.discordToken).toBe(TOKEN);
+    expect(config.site.id).toBe('derpibooru');
+    expect(config.storeUrl).toBe('sqlite://data/bot.sqlite');
+    expect(config.unfurl).toBe(true);
+    expect(config.logLevel).toBe('info');
+    expect(config.booruFilterId).toBeUndefined();
+    expect(config.discordApiUrl).toBeUndefined();
+    expect(config.booruApiKey).toBeUndefined();
+  });
+
+  it('GIVEN blank and whitespace values THEN they mean unset', () => {
+    const config = loadConfig({
+      ...base,
+      DISCORD_APPLICATION_ID: '',
+      DISCORD_API_URL: '   ',
+      BOORU_URL: '',
+      BOORU_API_KEY: ' ',
+      BOORU_FILTER_ID: '',
+      STORE_URL: '',
+      UNFURL: '',
+      LOG_LEVEL: '',
+    });
+    expect(config.discordApplicationId).toBeUndefined();
+    expect(config.discordApiUrl).toBeUndefined();
+    expect(config.site.id).toBe('derpibooru');
+    expect(config.booruApiKey).toBeUndefined();
+    expect(config.unfurl).toBe(true);
+  });
+
+  it('GIVEN no token THEN the problem says where to get one', () => {
+    const problems = problemsOf({});
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^DISCORD_TOKEN/);
+    expect(problems[0]).toContain('Developer Portal');
+    expect(problems[0]).toContain('Bot → Reset Token');
+  });
+
+  it('GIVEN a blank token THEN it is missing', () => {
+    expect(problemsOf({ DISCORD_TOKEN: '  ' })[0]).toMatch(/^DISCORD_TOKEN is required/);
+  });
+
+  it('GIVEN many bad keys THEN every one is listed', () => {
+    const problems = problemsOf({
+      DISCORD_API_URL: 'ftp://example.test',
+      BOORU_URL: 'not a site',
+      BOORU_FILTER_ID: 'abc',
+      STORE_URL: 'redis://x',
+      UNFURL: 'maybe',
+      LOG_LEVEL: 'loud',
+      DISCORD_GUILD_ID: '12ab',
+    });
+    const keys = problems.map((p) => p.split(' ')[0]);
+    expect(keys.sort()).toEqual(
+      [
+        'BOORU_FILTER_ID',
+        'BOORU_URL',
+        'DISCORD_API_URL',
+        'DISCORD_GUILD_ID',
+        'DISCORD_TOKEN',
+        'LOG_LEVEL',
+        'STORE_URL',
+        'UNFURL',
+      ].sort(),
+    );
+  });
+
+  it.each([['0'], ['-5'], ['1.5'], ['12abc'], ['1e3']])(
+    'GIVEN BOORU_FILTER_ID=%s THEN it is refused',
+    (value) => {
+      expect(problemsOf({ ...base, BOORU_FILTER_ID: value })[0]).toMatch(
+        /^BOORU_FILTER_ID must be a filter id/,
+      );
+    },
+  );
+
+  it('GIVEN a filter id THEN it is a number', () => {
+    expect(loadConfig({ ...base, BOORU_FILTER_ID: ' 56027 ' }).booruFilterId).toBe(56027);
+  });
+
+  it.each([['derpibooru'], ['unknownbooru'], ['javascript:alert(1)'], ['http//missing-colon']])(
+    'GIVEN BOORU_URL=%s THEN only known names and http(s) URLs pass',
+    (value) => {
+      if (value === 'derpibooru')
+        expect(loadConfig({ ...base, BOORU_URL: value }).site.id).toBe('derpibooru');
+      else
+        expect(problemsOf({ ...base, BOORU_URL: value })[0]).toMatch(/^BOORU_URL must be a known site name/);
+    },
+  );
+
+  it('GIVEN a known site name in any case or a custom URL THEN the site resolves', () => {
+    expect(loadConfig({ ...base, BOORU_URL: 'Furbooru' }).site.id).toBe('furbooru');
+    const custom = loadConfig({ ...base, BOORU_URL: 'http://127.0.0.1:8080' }).site;
+    expect(custom.known).toBe(false);
+    expect(custom.baseUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it('GIVEN DISCORD_API_URL with a trailing slash THEN it is trimmed; a non-URL is refused', () => {
+    expect(loadConfig({ ...base, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }).discordApiUrl).toBe(
+      'http://127.0.0.1:9/api',
+    );
+    expect(problemsOf({ ...base, DISCORD_API_URL: 'nope' })[0]).toMatch(
+      /^DISCORD_API_URL must be an http\(s\) URL/,
+    );
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['ON', true],
+    ['yes', true],
+    ['false', false],
+    ['0', false],
+    ['off', false],
+    ['No', false],
+  ])('GIVEN UNFURL=%s THEN unfurl is %s', (value, expected) => {
+    expect(loadConfig({ ...base, UNFURL: value }).unfurl).toBe(expected);
+  });
+
+  it('GIVEN secrets in the wrong keys THEN no value is echoed in the error', () => {
+    const secret = 'super-secret-value-123456';
+    let message = '';
+    try {
+      loadConfig({ DISCORD_TOKEN: '', DISCORD_API_URL: secret, BOORU_URL: secret, LOG_LEVEL: secret });
+    } catch (error) {
+      message = error instanceof Error ? error.message : '';
+    }
+    expect(message).toContain('DISCORD_API_URL');
+    expect(message).not.toContain(secret);
+  });
+
+  it('GIVEN the schema THEN its keys are exactly those of .env.example', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const example = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
+    const keys = example
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => line.split('=')[0]);
+    expect(keys.sort()).toEqual(Object.keys(configSchema.shape).sort());
+  });
+});

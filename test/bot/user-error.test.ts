@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { fitChoices } from '../../src/bot/router.js';
+import { UserFacingError, userErrorText } from '../../src/bot/user-error.js';
+import {
+  BadQueryError,
+  ForbiddenError,
+  InvalidResponseError,
+  NotFoundError,
+  RateLimitedError,
+  SiteUnavailableError,
+} from '../../src/errors.js';
+
+const ctx = { site: 'derpibooru', path: '/api/v1/json/images/1?key=[REDACTED]' };
+
+describe('userErrorText', () => {
+  it.each<[string, unknown, RegExp, boolean]>([
+    ['not found', new NotFoundError('gone', ctx), /^Not found/, true],
+    [
+      'a bad query',
+      new BadQueryError('Imbalanced parentheses.', ctx),
+      /did not understand.*Imbalanced parentheses\./,
+      true,
+    ],
+    ['rate limited', new RateLimitedError('429', 12_300, ctx), /busy\. Try again in 13 s/, true],
+    [
+      'a full budget',
+      new SiteUnavailableError('queue', 'budget-exhausted', { ...ctx, retryAfterMs: 4000 }),
+      /busy\. Try again in 4 s/,
+      true,
+    ],
+    [
+      'an open breaker with a wait',
+      new SiteUnavailableError('open', 'circuit-open', { ...ctx, retryAfterMs: 180_000 }),
+      /busy\. Try again in 3 minutes/,
+      true,
+    ],
+    ['a timeout', new SiteUnavailableError('timeout', 'timeout', ctx), /down or not answering/, true],
+    ['forbidden', new ForbiddenError('403', ctx), /refused/, true],
+    ['an unreadable answer', new InvalidResponseError('bad', 'images[0].id', ctx), /could not read/, false],
+    ['a bug', new TypeError('x is undefined'), /^Something went wrong/, false],
+    ['a thrown string', 'boom', /^Something went wrong/, false],
+    ['a user-facing error', new UserFacingError('Give an id.'), /^Give an id\.$/, true],
+  ])('GIVEN %s THEN the member reads a short text', (_name, error, text, expected) => {
+    const result = userErrorText(error);
+    expect(result.text).toMatch(text);
+    expect(result.expected).toBe(expected);
+    expect(result.text).not.toContain('REDACTED');
+    expect(result.text).not.toContain('/api/');
+  });
+
+  it('GIVEN a board query error with Markdown and a mention THEN it is escaped and cannot ping', () => {
+    const { text } = userErrorText(new BadQueryError('**bold** @everyone <@123>', ctx));
+    expect(text).not.toContain('**bold**');
+    expect(text).not.toMatch(/(?<!\\)@everyone/);
+  });
+});
+
+describe('fitChoices', () => {
+  it('GIVEN too many, too long, empty and duplicate choices THEN only valid ones up to 25 remain', () => {
+    const choices = [
+      { name: '', value: 'empty name' },
+      { name: 'long value', value: 'v'.repeat(101) },
+      { name: 'n'.repeat(150), value: 'ok' },
+      { name: 'dup', value: 'ok' },
+      ...Array.from({ length: 40 }, (_, i) => ({ name: `t${i}`, value: `t${i}` })),
+    ];
+    const fitted = fitChoices(choices);
+    expect(fitted).toHaveLength(25);
+    expect(fitted[0]).toEqual({ name: `${'n'.repeat(99)}…`, value: 'ok' });
+    for (const choice of fitted) {
+      expect(choice.name.length).toBeGreaterThan(0);
+      expect(choice.name.length).toBeLessThanOrEqual(100);
+      expect(String(choice.value).length).toBeLessThanOrEqual(100);
+    }
+    expect(new Set(fitted.map((c) => c.value)).size).toBe(25);
+  });
+});
