@@ -6,9 +6,7 @@ import { UserFacingError } from '../src/bot/user-error.js';
 import type { ReverseSearchInput } from '../src/philomena/client-types.js';
 
 /** The first picture of a message: an attachment (uploaded as a file), else an embed's image or thumbnail. */
-export function firstPicture(
-  message: Pick<Message, 'attachments' | 'embeds'>,
-):
+export function firstPicture(message: Pick<Message, 'attachments' | 'embeds'>):
   | {
       readonly kind: 'file';
       readonly url: string;
