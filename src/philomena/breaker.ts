@@ -16,6 +16,8 @@
  */
 import { RateLimitedError, SiteUnavailableError } from '../errors.js';
 
+const PAUSE_TOLERANCE_MS = 25;
+
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface BreakerOptions {
@@ -105,7 +107,8 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
           { site: options.site, retryAfterMs: state === 'open' ? wait : 1_000 },
         );
       }
-      if (at < pausedUntil) {
+      // A retry that slept exactly the asked wait may wake a hair early: do not refuse it for that.
+      if (pausedUntil - at > PAUSE_TOLERANCE_MS) {
         const wait = pausedUntil - at;
         throw new RateLimitedError(`${options.site} asked us to wait ${Math.ceil(wait / 1000)} s`, wait, {
           site: options.site,

@@ -219,8 +219,8 @@ interface Endpoint<S extends z.ZodType, R> {
   readonly auth: boolean;
   readonly schema: S;
   readonly map: (body: z.output<S>) => R;
-  /** Cache lifetime; omitted: not cached. */
-  readonly ttlMs?: number | ((value: R) => number);
+  /** Cache lifetime. */
+  readonly ttlMs: number | ((value: R) => number);
   readonly method?: 'GET' | 'POST';
   readonly body?: () => FormData;
   /** A stable description of the body for the cache key. */
@@ -360,16 +360,6 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     };
     const started = performance.now();
     const { signal } = callOptions;
-    if (endpoint.ttlMs === undefined) {
-      const controller = new AbortController();
-      const onAbort = (): void => controller.abort(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        return await load(controller.signal);
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-      }
-    }
     const key = cacheKey(endpoint as Endpoint<z.ZodType, unknown>);
     const result = await cache.fetch(key, load, {
       ttlMs: endpoint.ttlMs,
