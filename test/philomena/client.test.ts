@@ -228,7 +228,11 @@ describe('client: submit', () => {
     expect(call?.query.get('key')).toBe(FAKE_KEY);
     expect(JSON.parse(call?.body.toString() ?? '{}')).toEqual({
       url,
-      image: { description: 'hi', tag_input: 'safe, artist:tester, pony', source_url: 'https://example.test' },
+      image: {
+        description: 'hi',
+        tag_input: 'safe, artist:tester, pony',
+        source_url: 'https://example.test',
+      },
     });
     const again = await c.submitImage({ url, tagInput: 'safe, artist:tester, pony' });
     expect(again).toMatchObject({ ok: false, duplicate: true });
