@@ -9,8 +9,19 @@ import type Keyv from 'keyv';
 import type { Logger } from '../logger.js';
 import type { Command } from './command.js';
 
+/**
+ * The bodies to register. discord.js builders write `default_member_permissions` as a string; Discord's
+ * own OpenAPI description types it as an integer, so it is sent as one (both are accepted by Discord).
+ */
 export function commandBodies(commands: readonly Command[]): RESTPostAPIApplicationCommandsJSONBody[] {
-  return commands.map((command) => command.data);
+  return commands.map((command) => {
+    const permissions = command.data.default_member_permissions;
+    if (typeof permissions !== 'string' || !/^\d+$/.test(permissions)) return command.data;
+    const value = Number(permissions);
+    if (!Number.isSafeInteger(value)) return command.data;
+    // The discord-api-types body says string; the wire accepts the integer the OpenAPI description asks for.
+    return { ...command.data, default_member_permissions: value as unknown as string };
+  });
 }
 
 export function commandsHash(bodies: readonly RESTPostAPIApplicationCommandsJSONBody[]): string {

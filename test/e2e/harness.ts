@@ -1,0 +1,146 @@
+/**
+ * End-to-end harness: the local Discord, the local Philomena, a store (memory or a temp SQLite file),
+ * and the bot built by the same `createBot` main.ts uses, with its log lines kept in memory. Every test
+ * file starts one per test (or per suite) and closes it; `restart()` swaps in a fresh bot on the same
+ * store, as a process restart would.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type Keyv from 'keyv';
+import { createBot, type Bot, type BotDeps } from '../../src/bot/bot.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
+import { closeStore, createStore } from '../../src/store.js';
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/discord/index.js';
+import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
+
+export interface HarnessOptions {
+  /** `memory` (default) or `sqlite` (a temp file, kept across `restart()`). */
+  readonly store?: 'memory' | 'sqlite';
+  /** Extra environment for loadConfig (UNFURL, BOORU_FILTER_ID, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly discord?: FakeDiscordOptions;
+  /** Give the bot the board key (default true). */
+  readonly withKey?: boolean;
+  /** Start the bot right away (default true). */
+  readonly start?: boolean;
+  readonly bot?: Partial<Pick<BotDeps, 'autocompleteTimeoutMs' | 'now' | 'clientOptions'>>;
+}
+
+export interface Harness {
+  readonly discord: FakeDiscord;
+  readonly booru: FakePhilomena;
+  readonly config: Config;
+  readonly store: Keyv;
+  readonly registry: ClientRegistry;
+  readonly bot: Bot;
+  /** Every log line so far, as written. */
+  logText(): string;
+  logLines(): Record<string, unknown>[];
+  start(): Promise<void>;
+  /** Stops the bot and starts a new one (new store handle on the same file, new registry). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const discord = await startFakeDiscord(options.discord);
+  const booru = await startFakePhilomena();
+  const dir =
+    options.store === 'sqlite' ? await mkdtemp(path.join(tmpdir(), 'philomena-bot-e2e-')) : undefined;
+  const storeUrl = dir === undefined ? 'memory://' : `sqlite://${path.join(dir, 'bot.sqlite')}`;
+  const withKey = options.withKey ?? true;
+  const config = loadConfig({
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    BOORU_URL: booru.url,
+    ...(withKey ? { BOORU_API_KEY: FAKE_KEY } : {}),
+    STORE_URL: storeUrl,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const lines: string[] = [];
+  const logger: Logger = createLogger({
+    level: 'debug',
+    secrets: [config.discordToken, config.booruApiKey],
+    destination: { write: (line: string) => void lines.push(line) },
+  });
+
+  let store = createStore(storeUrl);
+  let registry = makeRegistry();
+  let bot = makeBot();
+  let started = false;
+
+  function makeRegistry(): ClientRegistry {
+    return createClientRegistry({
+      defaultSite: config.site,
+      ...(config.booruApiKey === undefined ? {} : { apiKey: config.booruApiKey }),
+      cache: store,
+      logger,
+    });
+  }
+
+  function makeBot(): Bot {
+    return createBot({
+      config,
+      logger,
+      store,
+      registry,
+      autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
+      ...(options.bot?.now === undefined ? {} : { now: options.bot.now }),
+      ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
+    });
+  }
+
+  async function stopAll(): Promise<void> {
+    if (started) await bot.stop();
+    started = false;
+    await registry.close();
+    await closeStore(store);
+  }
+
+  const harness: Harness = {
+    discord,
+    booru,
+    config,
+    get store() {
+      return store;
+    },
+    get registry() {
+      return registry;
+    },
+    get bot() {
+      return bot;
+    },
+    logText: () => lines.join(''),
+    logLines: () =>
+      lines.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      }),
+    async start() {
+      await bot.start();
+      started = true;
+    },
+    async restart() {
+      await stopAll();
+      store = createStore(storeUrl);
+      registry = makeRegistry();
+      bot = makeBot();
+      await harness.start();
+    },
+    async close() {
+      await stopAll().catch(() => undefined);
+      await discord.close();
+      await booru.close();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    },
+  };
+  if (options.start ?? true) await harness.start();
+  return harness;
+}
