@@ -2,7 +2,22 @@
  * Self-tests of the local Discord: a real, unmodified discord.js Client talks to it over loopback.
  */
 import { once } from 'node:events';
-import { ChannelType, Client, Events, GatewayIntentBits, type Interaction } from 'discord.js';
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  ChannelType,
+  Client,
+  DiscordAPIError,
+  Events,
+  GatewayIntentBits,
+  InteractionResponseType,
+  MessageFlags,
+  REST,
+  Routes,
+  type Interaction,
+  type Message,
+} from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from './discord/index.js';
 
@@ -97,5 +112,374 @@ describe('fake Discord interactions', () => {
     expect(fake.channelMessages('plain').map((m) => m.content)).toEqual(['image 42']);
     expect(fake.violations).toEqual([]);
     expect(fake.mentionRisks).toEqual([]);
+  });
+});
+
+describe('fake Discord interaction kinds', () => {
+  it('GIVEN an autocomplete WHEN the bot responds THEN the choices are recorded', async () => {
+    const { fake, client } = await start();
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isAutocomplete()) return;
+      const typed = interaction.options.getFocused();
+      await interaction.respond([
+        { name: `${typed} pony`, value: `${typed}_pony` },
+        { name: `${typed} unicorn`, value: `${typed}_unicorn` },
+      ]);
+    });
+    const handle = fake.sendAutocomplete({
+      name: 'tag',
+      options: { query: 'twi' },
+      focused: 'query',
+      channel: 'plain',
+    });
+    expect(await handle.autocompleteChoices()).toEqual([
+      { name: 'twi pony', value: 'twi_pony' },
+      { name: 'twi unicorn', value: 'twi_unicorn' },
+    ]);
+    expect((await handle.acknowledged).type).toBe(
+      InteractionResponseType.ApplicationCommandAutocompleteResult,
+    );
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('GIVEN a reply with a button WHEN the user clicks it THEN the bot updates the message (callback 7)', async () => {
+    const { fake, client } = await start();
+    onInteraction(client, async (interaction) => {
+      if (interaction.isChatInputCommand()) {
+        const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
+          new ButtonBuilder().setCustomId('page:2').setLabel('Next').setStyle(ButtonStyle.Primary),
+        );
+        await interaction.reply({ content: 'page 1', components: [row] });
+      } else if (interaction.isButton()) {
+        expect(interaction.message.content).toBe('page 1');
+        await interaction.update({
+          content: `page ${interaction.customId.split(':')[1] ?? '?'}`,
+          components: [],
+        });
+      }
+    });
+    const first = await fake
+      .sendCommand({ name: 'search', options: { query: 'safe' }, channel: 'threadInPlain' })
+      .finalReply();
+    expect(first.components).toHaveLength(1);
+    const click = fake.sendButton({ customId: 'page:2', message: first });
+    const updated = await click.finalReply();
+    expect(updated.id).toBe(first.id);
+    expect(updated.content).toBe('page 2');
+    expect(updated.components).toEqual([]);
+    expect(click.responses.map((r) => r.callbackType)).toEqual([InteractionResponseType.UpdateMessage]);
+    expect(() => fake.sendButton({ customId: 'page:9', message: first })).toThrow(/no component page:9/);
+    expect(fake.violations).toEqual([]);
+    expect(fake.mentionRisks).toEqual([]);
+  });
+
+  it('GIVEN a message context menu in a DM-less guild thread WHEN the bot replies ephemerally THEN the target message is resolved and the reply is ephemeral', async () => {
+    const { fake, client } = await start();
+    let seenTarget = '';
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isMessageContextMenuCommand()) return;
+      seenTarget = interaction.targetMessage.content;
+      await interaction.reply({ content: 'found 1 link', flags: MessageFlags.Ephemeral });
+    });
+    const handle = fake.sendMessageCommand({
+      name: 'Show images',
+      targetMessage: { content: 'look https://derpibooru.org/images/1' },
+      channel: 'threadInAgeRestricted',
+    });
+    const reply = await handle.finalReply();
+    expect(seenTarget).toBe('look https://derpibooru.org/images/1');
+    expect(reply.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('GIVEN a slash command in the DM WHEN the bot replies THEN the interaction carries user and context 1', async () => {
+    const { fake, client } = await start();
+    let inGuild: boolean | undefined;
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      inGuild = interaction.inGuild();
+      await interaction.reply({ content: `hello ${interaction.user.username}` });
+    });
+    const handle = fake.sendCommand({ name: 'help', channel: 'dm' });
+    expect((await handle.finalReply()).content).toBe('hello plain_member');
+    expect(inGuild).toBe(false);
+    expect(handle.payload['context']).toBe(1);
+    expect(handle.payload['user']).toBeDefined();
+    expect(handle.payload['member']).toBeUndefined();
+  });
+
+  it('GIVEN registered commands WHEN a command is sent with option values THEN it carries the registered id and option types', async () => {
+    const { fake, client } = await start();
+    await client.application?.commands.set([
+      {
+        name: 'image',
+        description: 'Show an image',
+        options: [{ name: 'id', description: 'Image id', type: 10, required: true }],
+      },
+    ]);
+    const [registered] = fake.registeredCommands();
+    expect(registered?.name).toBe('image');
+    let value: number | null = null;
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      value = interaction.options.getNumber('id');
+      expect(interaction.commandId).toBe(registered?.id);
+      await interaction.reply({ content: 'ok' });
+    });
+    await fake.sendCommand({ name: 'image', options: { id: 7 }, channel: 'plain' }).finalReply();
+    expect(value).toBe(7);
+    await expect(
+      client.application?.commands.set([{ name: 'Bad Name', description: 'x' }]),
+    ).rejects.toMatchObject({ code: 50035 });
+    expect(fake.violations.map((v) => v.kind)).toEqual(['schema']);
+  });
+
+  it('GIVEN an attachment option WHEN the bot fetches the attachment URL THEN the fake serves the bytes', async () => {
+    const { fake, client } = await start();
+    let body = '';
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.deferReply();
+      const attachment = interaction.options.getAttachment('image', true);
+      body = await (await fetch(attachment.url)).text();
+      await interaction.editReply({ content: attachment.name });
+    });
+    const handle = fake.sendCommand({
+      name: 'reverse',
+      channel: 'plain',
+      attachments: [{ option: 'image', filename: 'pony.png', data: 'PNGBYTES' }],
+    });
+    expect((await handle.finalReply()).content).toBe('pony.png');
+    expect(body).toBe('PNGBYTES');
+  });
+});
+
+describe('fake Discord refusals', () => {
+  it('GIVEN an embed title over 256 characters WHEN the bot replies THEN it is refused with 50035 and recorded', async () => {
+    const { fake, client } = await start();
+    const errors: unknown[] = [];
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      try {
+        await interaction.reply({ embeds: [{ title: 'x'.repeat(257) }] });
+      } catch (error) {
+        errors.push(error);
+        await interaction.reply({ content: 'fallback' });
+      }
+    });
+    const handle = fake.sendCommand({ name: 'image', channel: 'plain' });
+    expect((await handle.finalReply()).content).toBe('fallback');
+    expect(errors[0]).toBeInstanceOf(DiscordAPIError);
+    expect((errors[0] as DiscordAPIError).code).toBe(50035);
+    expect(fake.violations).toHaveLength(1);
+    expect(fake.violations[0]).toMatchObject({ kind: 'schema', code: 50035 });
+    expect(fake.violations[0]?.details).toEqual({
+      data: {
+        embeds: { '0': { title: { _errors: [expect.objectContaining({ code: 'BASE_TYPE_MAX_LENGTH' })] } } },
+      },
+    });
+    expect(handle.responses.map((r) => r.status)).toEqual([400, 204]);
+  });
+
+  it('GIVEN embeds over 6000 characters in total, a javascript: URL or 26 choices THEN each is refused', async () => {
+    const { fake, client } = await start();
+    const codes: unknown[] = [];
+    onInteraction(client, async (interaction) => {
+      try {
+        if (interaction.isAutocomplete()) {
+          await interaction.respond(
+            Array.from({ length: 26 }, (_, i) => ({ name: `c${i}`, value: `c${i}` })),
+          );
+        } else if (interaction.isChatInputCommand() && interaction.commandName === 'big') {
+          const embed = { description: 'd'.repeat(4000), fields: [{ name: 'n', value: 'v'.repeat(1000) }] };
+          await interaction.reply({ embeds: [embed, embed] });
+        } else if (interaction.isChatInputCommand()) {
+          await interaction.reply({ embeds: [{ title: 't', url: 'javascript:alert(1)' }] });
+        }
+      } catch (error) {
+        codes.push(error instanceof DiscordAPIError ? error.code : error);
+      }
+    });
+    fake.sendAutocomplete({ name: 'tag', options: { query: 'a' }, focused: 'query', channel: 'plain' });
+    fake.sendCommand({ name: 'big', channel: 'plain' });
+    fake.sendCommand({ name: 'link', channel: 'plain' });
+    await fake.waitFor(() => (codes.length === 3 ? true : undefined));
+    expect(codes).toEqual([50035, 50035, 50035]);
+    const details = JSON.stringify(fake.violations.map((v) => v.details));
+    expect(details).toContain('MAX_EMBED_SIZE_EXCEEDED');
+    expect(details).toContain('URL_TYPE_INVALID_SCHEME');
+    expect(details).toContain('choices');
+  });
+
+  it('GIVEN a reply later than the answer window THEN it is refused with 10062 and recorded as a late answer', async () => {
+    const { fake, client } = await start({ answerWindowMs: 150 });
+    const codes: unknown[] = [];
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      try {
+        await interaction.reply({ content: 'too late' });
+      } catch (error) {
+        codes.push(error instanceof DiscordAPIError ? error.code : error);
+      }
+    });
+    const handle = fake.sendCommand({ name: 'slow', channel: 'plain' });
+    await expect(handle.acknowledged).rejects.toThrow(/acknowledged/);
+    await fake.waitFor(() => (codes.length > 0 ? true : undefined));
+    expect(codes).toEqual([10062]);
+    expect(fake.violations.map((v) => v.kind)).toEqual(['late-answer', 'late-answer']);
+    expect(fake.channelMessages('plain')).toEqual([]);
+  });
+
+  it('GIVEN an answered interaction WHEN a second callback arrives THEN 40060; GIVEN an expired token THEN edits get 50027', async () => {
+    const { fake, client } = await start({ tokenLifetimeMs: 200 });
+    const codes: unknown[] = [];
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.deferReply();
+      try {
+        await client.rest.post(Routes.interactionCallback(interaction.id, interaction.token), {
+          body: { type: InteractionResponseType.DeferredChannelMessageWithSource },
+          auth: false,
+        });
+      } catch (error) {
+        codes.push(error instanceof DiscordAPIError ? error.code : error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      try {
+        await interaction.editReply({ content: 'done' });
+      } catch (error) {
+        codes.push(error instanceof DiscordAPIError ? error.code : error);
+      }
+    });
+    fake.sendCommand({ name: 'slow', channel: 'plain' });
+    await fake.waitFor(() => (codes.length === 2 ? true : undefined));
+    expect(codes).toEqual([40060, 50027]);
+    expect(fake.violations.map((v) => v.kind)).toEqual(['already-acknowledged', 'expired-token']);
+  });
+
+  it('GIVEN a wrong bot token THEN REST answers 401 and it is recorded', async () => {
+    fake = await startFakeDiscord();
+    const rest = new REST({ api: fake.apiUrl }).setToken('not-the-token');
+    await expect(rest.get(Routes.user('@me'))).rejects.toMatchObject({ status: 401 });
+    expect(fake.violations.map((v) => v.kind)).toEqual(['unauthorized']);
+  });
+
+  it('GIVEN a message that may ping THEN it is listed as a mention risk', async () => {
+    const { fake, client } = await start();
+    const channel = client.channels.cache.get(fake.guild.channels.plain);
+    if (!channel?.isSendable()) throw new Error('plain channel not sendable');
+    await channel.send({ content: 'silent' });
+    await channel.send({ content: `hi <@${fake.guild.memberId}>`, allowedMentions: { parse: ['users'] } });
+    expect(fake.mentionRisks).toHaveLength(1);
+    expect(fake.mentionRisks[0]).toMatchObject({
+      contentHasMention: true,
+      allowedMentions: { parse: ['users'] },
+    });
+  });
+});
+
+describe('fake Discord messages', () => {
+  it('GIVEN the Message Content intent WHEN a member posts THEN the bot receives the content and can suppress its embeds', async () => {
+    const { fake, client } = await start();
+    const received = new Promise<Message>((resolve) => client.once(Events.MessageCreate, resolve));
+    const posted = await fake.sendMessage({ channel: 'plain', content: 'https://derpibooru.org/images/1' });
+    const message = await received;
+    expect(message.content).toBe('https://derpibooru.org/images/1');
+    expect(message.guildId).toBe(fake.guild.id);
+    await message.suppressEmbeds(true);
+    await message.reply({ content: 'card', allowedMentions: { parse: [], repliedUser: false } });
+    expect(fake.message(posted.id)?.flags).toBe(MessageFlags.SuppressEmbeds);
+    expect(posted.replies().map((m) => m.content)).toEqual(['card']);
+    expect(fake.channelMessages('plain').map((m) => m.id)).toEqual([posted.id, posted.replies()[0]?.id]);
+    expect(fake.violations).toEqual([]);
+    expect(fake.mentionRisks).toEqual([]);
+  });
+
+  it('GIVEN no Manage Messages WHEN the bot suppresses a member message embeds THEN 403 50013', async () => {
+    const { fake, client } = await start({
+      botPermissions: (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 16n),
+    });
+    const received = new Promise<Message>((resolve) => client.once(Events.MessageCreate, resolve));
+    await fake.sendMessage({ channel: 'plain', content: 'https://derpibooru.org/images/1' });
+    await expect((await received).suppressEmbeds(true)).rejects.toMatchObject({ code: 50013 });
+    expect(fake.violations.map((v) => v.kind)).toEqual(['missing-permissions']);
+  });
+
+  it('GIVEN no Message Content intent WHEN a member posts THEN the content arrives blank', async () => {
+    const { fake, client } = await start({}, [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages]);
+    const received = new Promise<Message>((resolve) => client.once(Events.MessageCreate, resolve));
+    await fake.sendMessage({ channel: 'plain', content: 'https://derpibooru.org/images/1' });
+    expect((await received).content).toBe('');
+  });
+
+  it('GIVEN Message Content is not allowed WHEN the bot asks for it THEN the gateway closes with 4014 and login fails', async () => {
+    fake = await startFakeDiscord({ allowMessageContentIntent: false });
+    client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.MessageContent],
+      rest: { api: fake.apiUrl },
+    });
+    await expect(client.login(fake.token)).rejects.toThrow(/disallowed intents/i);
+    expect(fake.gatewayCloses.map((c) => c.code)).toContain(4014);
+  });
+
+  it('GIVEN a 429 on message send WHEN discord.js retries after Retry-After THEN the send succeeds once', async () => {
+    const { fake, client } = await start();
+    fake.inject({ route: '/channels/:channel/messages', method: 'POST', status: 429, retryAfter: 0.05 });
+    const channel = client.channels.cache.get(fake.guild.channels.plain);
+    if (!channel?.isSendable()) throw new Error('plain channel not sendable');
+    const sent = await channel.send({ content: 'after the limit' });
+    const posts = fake.requests.filter(
+      (r) => r.method === 'POST' && r.route === '/channels/:channel/messages',
+    );
+    expect(posts.map((r) => r.status)).toEqual([429, 200]);
+    expect(fake.channelMessages('plain').map((m) => m.id)).toEqual([sent.id]);
+  });
+
+  it('GIVEN a 500 on an edit THEN discord.js sees the error and nothing changes', async () => {
+    const { fake, client } = await start();
+    const channel = client.channels.cache.get(fake.guild.channels.plain);
+    if (!channel?.isSendable()) throw new Error('plain channel not sendable');
+    const sent = await channel.send({ content: 'v1' });
+    // discord.js retries a 5xx three times (four attempts) before giving up.
+    fake.inject({
+      route: /\/channels\/:channel\/messages\/:message$/,
+      method: 'PATCH',
+      status: 500,
+      times: 4,
+    });
+    await expect(sent.edit({ content: 'v2' })).rejects.toMatchObject({ status: 500 });
+    expect(fake.message(sent.id)?.content).toBe('v1');
+    const patches = fake.requests.filter((r) => r.method === 'PATCH');
+    expect(patches.map((r) => r.status)).toEqual([500, 500, 500, 500]);
+  });
+});
+
+describe('fake Discord reconnection', () => {
+  it('GIVEN a dropped gateway WHEN discord.js resumes THEN missed events are replayed and interactions keep working', async () => {
+    const { fake, client } = await start();
+    const resumed = fake.whenResumed();
+    fake.dropGateway(4000);
+    const received = new Promise<Message>((resolve) => client.once(Events.MessageCreate, resolve));
+    await fake.sendMessage({ channel: 'plain', content: 'sent while away' });
+    await resumed;
+    expect((await received).content).toBe('sent while away');
+    expect(fake.resumes).toHaveLength(1);
+    expect(fake.resumes[0]?.replayed).toBe(1);
+    expect(fake.identifies).toHaveLength(1);
+    onInteraction(client, async (interaction) => {
+      if (interaction.isChatInputCommand()) await interaction.reply({ content: 'still here' });
+    });
+    expect((await fake.sendCommand({ name: 'ping', channel: 'plain' }).finalReply()).content).toBe(
+      'still here',
+    );
+  });
+
+  it('GIVEN an abrupt 1006 close THEN discord.js resumes as well', async () => {
+    const { fake } = await start();
+    const resumed = fake.whenResumed();
+    fake.dropGateway(1006);
+    await resumed;
+    expect(fake.resumes).toHaveLength(1);
   });
 });

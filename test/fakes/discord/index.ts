@@ -458,7 +458,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
             record.ackType === undefined || record.ackAt === undefined
               ? undefined
               : { type: record.ackType, ms: record.ackAt - record.dispatchedAt },
-          state.answerWindowMs + 1000,
+          state.answerWindowMs + 200,
           () => `interaction ${record.id} to be acknowledged`,
         );
         return acknowledged;

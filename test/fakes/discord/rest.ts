@@ -873,7 +873,11 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     const body = isRecord(req.body) ? req.body : {};
     validate('MessageEditRequestPartial', body, body);
     if (message.authorId !== world.bot.id) {
-      const others = Object.keys(body).filter((key) => key !== 'flags');
+      // Only flags (SUPPRESS_EMBEDS) may change on someone else's message; tts/enforce_nonce/allowed_mentions
+      // ride along in discord.js edits and change nothing.
+      const others = ['content', 'embeds', 'components', 'attachments', 'poll'].filter(
+        (key) => body[key] != null,
+      );
       if (others.length > 0) {
         throw new DiscordError(403, 50005, 'Cannot edit a message authored by another user', 'cannot-edit');
       }

@@ -120,10 +120,14 @@ export function createState(init: {
           if (value === undefined) return;
           waiters.delete(waiter);
           clearTimeout(timer);
+          clearInterval(poll);
           resolve(value);
         };
+        // Conditions may also depend on the bot's side (what discord.js did with an answer): poll too.
+        const poll = setInterval(waiter, 10);
         const timer = setTimeout(() => {
           waiters.delete(waiter);
+          clearInterval(poll);
           reject(new Error(`fake Discord: timed out after ${timeoutMs} ms waiting for ${what()}`));
         }, timeoutMs);
         waiters.add(waiter);
