@@ -5,6 +5,7 @@
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Image, Tag } from '../../philomena/schemas.js';
 import type { Site } from '../../philomena/sites.js';
+import { tagNameOfSlug } from '../../philomena/tags.js';
 import { httpsUrl, imagePageUrl, tagPageUrl } from '../../philomena/urls.js';
 import { mayShow } from '../safety.js';
 import { pictureOf, joinWithin, NEUTRAL_COLOUR } from './image-card.js';
@@ -39,8 +40,15 @@ const CATEGORY_COLOURS: Readonly<Record<string, number>> = {
 
 const LIST_MAX = 600;
 
-function tagLinks(names: readonly string[], site: Site, max: number): string {
-  const links = names.map((name) => maskedLink(escapeInline(truncate(name, 80)), tagPageUrl(site, name)));
+/** The API lists aliases, implications and `aliased_tag` as slugs; shown as names, linked by slug. */
+function tagName(slugOrName: string): string {
+  return tagNameOfSlug(slugOrName.trim());
+}
+
+function tagLinks(slugs: readonly string[], site: Site, max: number): string {
+  const links = slugs.map((slug) =>
+    maskedLink(escapeInline(truncate(tagName(slug), 80)), tagPageUrl(site, slug)),
+  );
   return joinWithin(links, ', ', max).text;
 }
 
@@ -73,7 +81,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
     notes.push(`**${escapeInline(truncate(alias.name, 100))}** is an alias of this tag.`);
   } else if (shown.aliased_tag !== null) {
     notes.push(
-      `This tag is an alias of ${maskedLink(escapeInline(truncate(shown.aliased_tag, 100)), tagPageUrl(site, shown.aliased_tag))}.`,
+      `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, shown.aliased_tag))}.`,
     );
   }
   const short = shown.short_description.trim();
@@ -93,7 +101,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
     fields.push({
       name: `Aliases (${aliases.length})`,
       value: joinWithin(
-        aliases.map((name) => escapeInline(truncate(name, 80))),
+        aliases.map((slug) => escapeInline(truncate(tagName(slug), 80))),
         ', ',
         LIST_MAX,
       ).text,

@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { tagCard } from '../../../src/bot/render/tag-card.js';
+import { embedLength, EMBEDS_TOTAL_MAX } from '../../../src/bot/render/limits.js';
+import {
+  hiddenImageSchema,
+  tagResponseSchema,
+  tagSchema,
+  visibleImageSchema,
+  type Image,
+  type Tag,
+} from '../../../src/philomena/schemas.js';
+import { knownSite } from '../../../src/philomena/sites.js';
+
+const derpi = knownSite('derpibooru');
+if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');
+const site = derpi;
+
+const MENTION = /@everyone|@here|<@[!&]?\d+>|<#\d+>/i;
+
+const recorded = JSON.parse(
+  readFileSync(
+    new URL(
+      '../../../../shared/fixtures/philomena/derpibooru_2020_tags_oc-colon-littlepip_and_aliased_littlepip.json',
+      import.meta.url,
+    ),
+    'utf8',
+  ),
+) as Record<string, unknown>;
+const littlepip = tagResponseSchema.parse(recorded['oc-colon-littlepip']).tag;
+const alias = tagResponseSchema.parse(recorded['littlepip']).tag;
+
+function tag(overrides: Record<string, unknown> = {}): Tag {
+  return tagSchema.parse({ id: 1, name: 'pony', slug: 'pony', images: 10, ...overrides });
+}
+
+function example(tags: string[], extra: Record<string, unknown> = {}): Image {
+  return visibleImageSchema.parse({
+    id: 99,
+    hidden_from_users: false,
+    aspect_ratio: 1,
+    comment_count: 0,
+    created_at: '2024-01-01T00:00:00Z',
+    updated_at: '2024-01-01T00:00:00Z',
+    first_seen_at: '2024-01-01T00:00:00Z',
+    downvotes: 0,
+    upvotes: 0,
+    score: 0,
+    faves: 0,
+    format: 'png',
+    width: 1,
+    height: 1,
+    mime_type: 'image/png',
+    representations: Object.fromEntries(
+      ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((k) => [
+        k,
+        `http://derpicdn.net/img/99/${k}.png`,
+      ]),
+    ),
+    tag_count: tags.length,
+    tag_ids: tags.map((_, i) => i),
+    tags,
+    thumbnails_generated: true,
+    view_url: 'https://derpicdn.net/img/view/99.png',
+    wilson_score: 0,
+    ...extra,
+  });
+}
+
+function fieldValue(embed: ReturnType<typeof tagCard>, prefix: string): string | undefined {
+  return embed.fields?.find((f) => f.name.startsWith(prefix))?.value;
+}
+
+describe('tagCard', () => {
+  it('GIVEN the recorded oc:littlepip THEN name, category, count, links, aliases and implications show', () => {
+    const embed = tagCard(littlepip, { site, ageRestricted: false });
+    expect(embed.title).toBe('oc:littlepip');
+    expect(embed.url).toBe('https://derpibooru.org/tags/oc-colon-littlepip');
+    expect(embed.color).toBe(0xb157b7);
+    expect(fieldValue(embed, 'Category')).toBe('oc');
+    expect(fieldValue(embed, 'Images')).toBe('3663');
+    expect(fieldValue(embed, 'Aliases')).toBe('littlepip');
+    expect(fieldValue(embed, 'Implies')).toBe(
+      '[fallout equestria](https://derpibooru.org/tags/fallout+equestria), [oc](https://derpibooru.org/tags/oc)',
+    );
+    expect(fieldValue(embed, 'Implied by')).toContain(
+      '[futa oc:littlepip](https://derpibooru.org/tags/futa+oc-colon-littlepip)',
+    );
+    // Textile link, >>610341s reference and \r\n line ends.
+    expect(embed.description).toContain(
+      '[Fallout: Equestria series](https://www.fimfiction.net/story/119190/fallout-equestria)',
+    );
+    expect(embed.description).toContain('[>>610341](https://derpibooru.org/images/610341)');
+    expect(embed.description).not.toContain('\r');
+    expect(embed.footer?.text).toBe('Derpibooru');
+  });
+
+  it('GIVEN the target with the alias the user asked for THEN the card says the alias leads here', () => {
+    const embed = tagCard(littlepip, { site, ageRestricted: false, aliasOf: alias });
+    expect(embed.title).toBe('oc:littlepip');
+    expect(embed.description).toMatch(/^\*\*littlepip\*\* is an alias of this tag\./);
+  });
+
+  it('GIVEN the alias with its target THEN the card shows the target', () => {
+    const embed = tagCard(alias, { site, ageRestricted: false, aliasOf: littlepip });
+    expect(embed.title).toBe('oc:littlepip');
+    expect(embed.description).toMatch(/^\*\*littlepip\*\* is an alias of this tag\./);
+  });
+
+  it('GIVEN only the alias THEN the card links to its target', () => {
+    const embed = tagCard(alias, { site, ageRestricted: false });
+    expect(embed.description).toBe(
+      'This tag is an alias of [oc:littlepip](https://derpibooru.org/tags/oc-colon-littlepip).',
+    );
+  });
+
+  it.each([
+    ['rating', 0x418dd9],
+    ['spoiler', 0xd8415a],
+    ['origin', 0x6f66d6],
+    [null, 0x99aab5],
+    ['something-new', 0x99aab5],
+  ])('GIVEN category %j THEN colour %i and the word', (category, colour) => {
+    const embed = tagCard(tag({ category }), { site, ageRestricted: false });
+    expect(embed.color).toBe(colour);
+    expect(fieldValue(embed, 'Category')).toBe(category ?? 'none');
+  });
+
+  it('GIVEN a spoiler image THEN it is the https thumbnail', () => {
+    const embed = tagCard(tag({ spoiler_image_uri: '//derpicdn.net/media/spoiler.png' }), {
+      site,
+      ageRestricted: false,
+    });
+    expect(embed.thumbnail?.url).toBe('https://derpicdn.net/media/spoiler.png');
+    const none = tagCard(tag({ spoiler_image_uri: 'data:image/png;base64,xx' }), {
+      site,
+      ageRestricted: false,
+    });
+    expect(none.thumbnail).toBeUndefined();
+  });
+
+  it('GIVEN short and long descriptions with relative links and spoilers THEN both show, converted', () => {
+    const embed = tagCard(
+      tag({
+        short_description: 'A *pony*',
+        description: 'See [the wiki](/pages/tags) ||ending||\r\nline two',
+      }),
+      { site, ageRestricted: false },
+    );
+    expect(embed.description).toBe(
+      '*A \\*pony\\**\n\n' + 'See [the wiki](https://derpibooru.org/pages/tags) ||ending||\nline two',
+    );
+  });
+
+  it.each<[string, Image, boolean, boolean]>([
+    ['a safe example', example(['safe']), false, true],
+    ['an explicit example outside age-restricted channels', example(['explicit']), false, false],
+    ['an explicit example in an age-restricted channel', example(['explicit']), true, true],
+    ['an unrated example', example([]), false, false],
+    ['a spoilered example', example(['safe'], { spoilered: true }), true, false],
+    ['a processing example', example(['safe'], { thumbnails_generated: false }), true, false],
+  ])('GIVEN %s THEN the picture shows: %s / %s', (_name, img, ageRestricted, shown) => {
+    const embed = tagCard(tag(), { site, ageRestricted, example: img });
+    expect(embed.image?.url).toBe(shown ? 'https://derpicdn.net/img/99/large.png' : undefined);
+    expect(fieldValue(embed, 'Example')).toBe(
+      shown
+        ? '[#99](https://derpibooru.org/images/99)'
+        : '[#99](https://derpibooru.org/images/99) (not shown here)',
+    );
+  });
+
+  it('GIVEN a deleted example THEN no example is shown', () => {
+    const stub = hiddenImageSchema.parse({ id: 3, hidden_from_users: true });
+    const embed = tagCard(tag(), { site, ageRestricted: true, example: stub });
+    expect(embed.image).toBeUndefined();
+    expect(fieldValue(embed, 'Example')).toBeUndefined();
+  });
+
+  it('GIVEN hostile and huge tag data THEN nothing pings and the card fits', () => {
+    const embed = tagCard(
+      tag({
+        name: '@everyone **x**',
+        description: `<@123> ${'long text '.repeat(900)}`,
+        short_description: '<@&1> [a](javascript:alert(1))',
+        aliases: Array.from({ length: 500 }, (_, i) => `alias-dash-${i}+@here`),
+        implied_tags: Array.from({ length: 500 }, (_, i) => `implied+${i}`),
+        implied_by_tags: Array.from({ length: 500 }, (_, i) => `by+${i}`),
+      }),
+      { site, ageRestricted: false },
+    );
+    const text = JSON.stringify(embed);
+    expect(text).not.toMatch(MENTION);
+    expect(text).not.toMatch(/(?<!\\\\)\]\(javascript:/);
+    expect(embed.description).toContain('\\[a\\](javascript:alert(1))');
+    expect(embed.title).toBe('@\u200beveryone \\*\\*x\\*\\*');
+    expect(embedLength(embed)).toBeLessThanOrEqual(EMBEDS_TOTAL_MAX);
+    for (const f of embed.fields ?? []) expect(f.value.length).toBeLessThanOrEqual(1024);
+    expect(fieldValue(embed, 'Aliases')).toMatch(/^alias-0 @\u200bhere, /);
+    expect(fieldValue(embed, 'Implies')).toMatch(/and \d+ more$/);
+  });
+});
