@@ -277,7 +277,8 @@ export function topicJson(t: TopicRecord, posts: readonly PostRecord[]): Record<
     post_count: posts.length,
     view_count: t.viewCount,
     sticky: t.sticky,
-    last_replied_to_at: last ?? t.lastRepliedToAt,
+    // Recorded topics keep their recorded last reply: only a few of their posts are in the data set.
+    last_replied_to_at: t.lastRepliedToAt ?? last,
     locked: t.locked,
     user_id: t.userId,
     author: t.author,
