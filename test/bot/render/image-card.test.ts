@@ -1,6 +1,8 @@
 import type { APIEmbed } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { imageCard, type CardContext, type Gate } from '../../../src/bot/render/image-card.js';
+import { NO_MENTIONS } from '../../../src/bot/render/mentions.js';
+import { messageLimitIssues, schemaIssues } from '../../fakes/discord/validate.js';
 import {
   EMBED_FIELD_NAME_MAX,
   EMBED_FIELD_VALUE_MAX,
@@ -470,4 +472,37 @@ describe('imageCard hostile text and limits', () => {
     expect(outside).not.toContain('secret');
     expectWithinLimits(card.embed);
   });
+});
+
+describe('imageCard against Discord’s own schema', () => {
+  const images: [string, Image, boolean][] = [
+    ['a full card', image(), false],
+    ['a rating-restricted card', image({ tags: ['explicit', 'artist:x'] }), false],
+    ['a spoilered card', image({ spoilered: true }), true],
+    ['a processing card', image({ thumbnailsGenerated: false }), true],
+    ['a webm card', image({ format: 'webm', mime: 'video/webm' }), true],
+    [
+      'a deleted stub',
+      hiddenImageSchema.parse({ id: 1, hidden_from_users: true, deletion_reason: 'x' }),
+      true,
+    ],
+    ['a merged stub', hiddenImageSchema.parse({ id: 1, hidden_from_users: true, duplicate_of: 2 }), true],
+    [
+      'a huge card',
+      image({
+        tags: ['safe', ...Array.from({ length: 2000 }, (_, i) => `tag ${i}`)],
+        sources: Array.from({ length: 200 }, (_, i) => `https://s${i}.test/${'p'.repeat(60)}`),
+        description: 'x '.repeat(3000),
+      }),
+      false,
+    ],
+  ];
+  it.each(images)(
+    'GIVEN %s THEN Discord’s schema and limits accept it as a message',
+    (_name, img, ageRestricted) => {
+      const { embed } = imageCard(img, ctx({ ageRestricted, footerExtra: '1 of 2' }));
+      const body = { embeds: [embed], allowed_mentions: NO_MENTIONS };
+      expect([...schemaIssues('MessageCreateRequest', body), ...messageLimitIssues(body)]).toEqual([]);
+    },
+  );
 });
