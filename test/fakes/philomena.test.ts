@@ -455,9 +455,12 @@ describe('image search', () => {
     expect(pub.images.find((i: { id: number }) => i.id === IDS.grotesque).spoilered).toBe(false);
   });
 
-  it('GIVEN deleted and merged images THEN search never returns them', async () => {
+  it('GIVEN deleted, merged and unapproved images THEN search never returns them', async () => {
     const ids = await allIds('safe');
-    for (const id of [IDS.deleted, IDS.merged, IDS.mergeLoopA, IDS.mergeLoopB]) expect(ids).not.toContain(id);
+    for (const id of [IDS.deleted, IDS.merged, IDS.mergeLoopA, IDS.mergeLoopB, IDS.unapproved]) {
+      expect(ids).not.toContain(id);
+    }
+    expect((await api(`/images/${IDS.unapproved}`)).status).toBe(404);
     expect(ids).toContain(IDS.safe);
   });
 

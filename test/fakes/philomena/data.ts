@@ -235,6 +235,8 @@ export const IDS = {
   ownerUpload: 128,
   lowScore: 129,
   huge: 130,
+  /** Waiting for moderator approval: 404 at its id, never in search. */
+  unapproved: 131,
   /** The image /images/featured answers with by default. */
   featured: 101,
   fillerFirst: 1001,
@@ -567,6 +569,7 @@ interface ImageSpec {
   intensities?: Intensities | null;
   favedBy?: string[];
   upvotedBy?: string[];
+  approved?: boolean;
 }
 
 function originalExtension(format: ImageFormat): FileExtension {
@@ -618,7 +621,7 @@ function makeImage(spec: ImageSpec, implications: ReadonlyMap<string, readonly s
     favedBy: spec.favedBy ?? [],
     upvotedBy: spec.upvotedBy ?? [],
     fileSeed: seed,
-    approved: true,
+    approved: spec.approved ?? true,
   };
 }
 
@@ -869,6 +872,12 @@ function namedImages(): ImageSpec[] {
       created: '2023-03-30T12:00:00Z',
       width: 6000,
       height: 9000,
+    },
+    {
+      id: IDS.unapproved,
+      tags: ['safe', 'artist:fake artist', 'pony', 'awaiting approval'],
+      created: '2023-03-31T12:00:00Z',
+      approved: false,
     },
   ];
 }

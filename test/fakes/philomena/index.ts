@@ -24,6 +24,7 @@
  *   and reverse search are unfiltered and set `spoilered: true` when the filter hides or spoilers.
  * - Paging: `per_page` 1..50 (junk → default); default 15 for anonymous image search, BotOwner's own
  *   setting (25) with the key, 25 for every other list.
+ * - IDS.unapproved awaits approval: 404 at its id and in oEmbed, never in search.
  * - Image files: representation URLs point at the fake itself (`{url}/img/Y/M/D/ID/size.ext`,
  *   `{url}/img/view/Y/M/D/ID.ext`); the files are tiny deterministic PNG/GIF/JPEG/SVG/WebM bytes and
  *   `orig_sha512_hash` is the sha512 of the original file. IDS.legacyUrls uses `//host/img/...` and

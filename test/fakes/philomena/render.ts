@@ -193,7 +193,7 @@ export function indexTags(data: Dataset): TagIndex {
   }
   const counts = new Map<string, number>();
   for (const image of data.images.values()) {
-    if (image.deletionReason !== null || image.duplicateOf !== null) continue;
+    if (image.deletionReason !== null || image.duplicateOf !== null || !image.approved) continue;
     for (const tag of image.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
   }
   return {

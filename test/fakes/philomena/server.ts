@@ -561,7 +561,7 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       /^\/(\d+)(?:[/?#]|$)/.exec(path) ??
       /^\/img\/(?:view\/|download\/)?\d+\/\d+\/\d+\/(\d+)(?:[/_.]|$)/.exec(path);
     const image = match ? data.images.get(Number(match[1])) : undefined;
-    if (!image || isStub(image)) return missing();
+    if (!image || isStub(image) || !image.approved) return missing();
     const rendered = imageJson(image, false, renderContext());
     const reps = rendered['representations'] as Record<string, string>;
     const artists = image.tags.filter((t) => t.startsWith('artist:')).map((t) => t.slice('artist:'.length));
