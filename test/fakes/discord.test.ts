@@ -116,6 +116,24 @@ describe('fake Discord interactions', () => {
 });
 
 describe('fake Discord interaction kinds', () => {
+  it('GIVEN an ephemeral defer WHEN the bot follows up THEN the first follow-up fills in the deferred reply and the next is new', async () => {
+    const { fake, client } = await start();
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+      await interaction.followUp({ content: 'first' });
+      await interaction.followUp({ content: 'second' });
+    });
+    const handle = fake.sendCommand({ name: 'settings', channel: 'ageRestricted' });
+    const reply = await handle.finalReply();
+    expect(reply.content).toBe('first');
+    expect(reply.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
+    await fake.waitFor(() => (handle.followUps().length === 1 ? true : undefined));
+    expect(handle.followUps().map((m) => m.content)).toEqual(['second']);
+    expect(handle.responses.map((r) => r.kind)).toEqual(['callback', 'followup', 'followup']);
+    expect(fake.violations).toEqual([]);
+  });
+
   it('GIVEN an autocomplete WHEN the bot responds THEN the choices are recorded', async () => {
     const { fake, client } = await start();
     onInteraction(client, async (interaction) => {
@@ -195,13 +213,21 @@ describe('fake Discord interaction kinds', () => {
   it('GIVEN a slash command in the DM WHEN the bot replies THEN the interaction carries user and context 1', async () => {
     const { fake, client } = await start();
     let inGuild: boolean | undefined;
+    let replyId: string | undefined;
     onInteraction(client, async (interaction) => {
       if (!interaction.isChatInputCommand()) return;
       inGuild = interaction.inGuild();
-      await interaction.reply({ content: `hello ${interaction.user.username}` });
+      const response = await interaction.reply({
+        content: `hello ${interaction.user.username}`,
+        withResponse: true,
+      });
+      replyId = response.resource?.message?.id;
     });
     const handle = fake.sendCommand({ name: 'help', channel: 'dm' });
-    expect((await handle.finalReply()).content).toBe('hello plain_member');
+    const reply = await handle.finalReply();
+    expect(reply.content).toBe('hello plain_member');
+    expect(await fake.waitFor(() => replyId)).toBe(reply.id);
+    expect(reply.channelId).toBe(fake.dmChannelId);
     expect(inGuild).toBe(false);
     expect(handle.payload['context']).toBe(1);
     expect(handle.payload['user']).toBeDefined();
@@ -216,9 +242,12 @@ describe('fake Discord interaction kinds', () => {
         description: 'Show an image',
         options: [{ name: 'id', description: 'Image id', type: 10, required: true }],
       },
+      // discord.js sends default_member_permissions as the documented string.
+      { name: 'settings', description: 'Settings', defaultMemberPermissions: 1n << 5n },
     ]);
-    const [registered] = fake.registeredCommands();
+    const [registered, settings] = fake.registeredCommands();
     expect(registered?.name).toBe('image');
+    expect(settings?.['default_member_permissions']).toBe('32');
     let value: number | null = null;
     onInteraction(client, async (interaction) => {
       if (!interaction.isChatInputCommand()) return;

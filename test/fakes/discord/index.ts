@@ -204,8 +204,9 @@ export interface InteractionHandle {
   /** The first accepted callback and its latency; rejects if none arrives within the answer window. */
   readonly acknowledged: Promise<{ type: number; ms: number }>;
   /**
-   * The completed reply: the callback-4 message, the first edit of @original after a defer (5 or 6), or
-   * the updated message (7). A snapshot; rejects after `timeoutMs` (default 5000).
+   * The completed reply: the callback-4 message; after a defer (5) the reply once an edit of @original or
+   * the first follow-up has filled it in; after a deferred update (6) the message once @original is
+   * edited; the updated message (7). A snapshot; rejects after `timeoutMs` (default 5000).
    */
   finalReply(timeoutMs?: number): Promise<RecordedMessage>;
   /** Callback, edits, follow-ups and deletions in order (refused ones included, with their status). */
@@ -278,6 +279,8 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
+/** MessageFlags.Loading: a deferred reply not yet filled in. */
+const LOADING_FLAG = 1 << 7;
 const DEFAULT_TOKEN = 'MTA5.fake-discord.bot-token-for-tests';
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
@@ -442,7 +445,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         record.originalMessageId === undefined ? undefined : state.messages.get(record.originalMessageId);
       if (message === undefined) return undefined;
       if (ackType === 4 || ackType === 7) return snapshot(message);
-      if (ackType === 5 || ackType === 6) {
+      if (ackType === 5) return (message.flags & LOADING_FLAG) === 0 ? snapshot(message) : undefined;
+      if (ackType === 6) {
         const edited = record.responses.some((r) => r.kind === 'edit-original' && r.status === 200);
         return edited ? snapshot(message) : undefined;
       }

@@ -497,7 +497,9 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
       type,
       name,
       description: typeof body['description'] === 'string' ? body['description'] : '',
-      default_member_permissions: body['default_member_permissions'] ?? null,
+      // Discord answers with the documented string form whichever form was sent.
+      default_member_permissions:
+        body['default_member_permissions'] == null ? null : String(body['default_member_permissions']),
       nsfw: body['nsfw'] ?? false,
       ...(guildId === undefined ? {} : { guild_id: guildId }),
     };
@@ -776,6 +778,17 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
           record(interaction, 'followup', req, error.status);
         }
         throw error;
+      }
+      // After a deferred reply (5), the first follow-up fills in the loading message instead of posting anew.
+      const loading =
+        interaction.ackType === 5 ? state.messages.get(interaction.originalMessageId ?? '') : undefined;
+      if (loading !== undefined && !loading.deleted && (loading.flags & LOADING) !== 0) {
+        applyEdit(req, loading, { ...body, flags: loading.flags & SUPPRESS_EMBEDS });
+        loading.edits -= 1;
+        recordMentions(req, '/webhooks/:app/:token', body, loading.id);
+        const wait = req.query.get('wait') === 'true';
+        record(interaction, 'followup', req, wait ? 200 : 204, loading.id);
+        return wait ? { status: 200, body: messageJson(loading) } : { status: 204 };
       }
       const message = newMessage(req, body, interaction.channelId, {
         interactionId: interaction.id,

@@ -138,9 +138,23 @@ function mostSpecific(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
+/**
+ * Where Discord's documentation and the OpenAPI description disagree, the documentation wins (see the
+ * README): `default_member_permissions` is documented as a string bit set (what discord.js sends) while
+ * the description types it as an integer. Discord accepts both, so a digit string is checked as the
+ * integer it stands for.
+ */
+function documentedForm(name: SchemaName, body: unknown): unknown {
+  if (name !== 'ApplicationCommandCreateRequest' && name !== 'ApplicationCommandUpdateRequest') return body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const permissions = (body as Record<string, unknown>)['default_member_permissions'];
+  if (typeof permissions !== 'string' || !/^\d+$/.test(permissions)) return body;
+  return { ...body, default_member_permissions: Number(permissions) };
+}
+
 export function schemaIssues(name: SchemaName, body: unknown): Issue[] {
   const fn = validatorFor(name);
-  if (fn(body)) return [];
+  if (fn(documentedForm(name, body))) return [];
   return mostSpecific(fn.errors ?? []).map(ajvIssue);
 }
 
