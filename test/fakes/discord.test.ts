@@ -2,6 +2,7 @@
  * Self-tests of the local Discord: a real, unmodified discord.js Client talks to it over loopback.
  */
 import { once } from 'node:events';
+import zlib from 'node:zlib';
 import {
   ActionRowBuilder,
   ButtonBuilder,
@@ -19,6 +20,7 @@ import {
   type Message,
 } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { startFakeDiscord, type FakeDiscord } from './discord/index.js';
 
 const NO_MENTIONS = { parse: [] as [] };
@@ -510,5 +512,97 @@ describe('fake Discord reconnection', () => {
     fake.dropGateway(1006);
     await resumed;
     expect(fake.resumes).toHaveLength(1);
+  });
+});
+
+describe('fake Discord REST reads and uploads', () => {
+  it('GIVEN the seeded world WHEN discord.js fetches channels, messages, guild and members THEN REST answers them', async () => {
+    const { fake, client } = await start();
+    const channel = await client.channels.fetch(fake.guild.channels.ageRestricted, { force: true });
+    expect(channel && 'nsfw' in channel ? channel.nsfw : undefined).toBe(true);
+    const posted = await fake.sendMessage({ channel: 'plain', content: 'hello' });
+    const plain = await client.channels.fetch(fake.guild.channels.plain);
+    if (!plain?.isTextBased()) throw new Error('plain channel not text based');
+    expect((await plain.messages.fetch({ message: posted.id, force: true })).content).toBe('hello');
+    const guild = await client.guilds.fetch({ guild: fake.guild.id, force: true });
+    expect(guild.ownerId).toBe(fake.guild.ownerId);
+    const member = await guild.members.fetch({ user: fake.guild.memberId, force: true });
+    expect(member.user.username).toBe('plain_member');
+    await expect(guild.members.fetch({ user: '1', force: true })).rejects.toMatchObject({ code: 10007 });
+    await expect(client.rest.get('/no/such/route')).rejects.toMatchObject({ status: 404 });
+    expect(fake.violations.map((v) => v.kind)).toEqual(['unknown-resource', 'unknown-route']);
+  });
+
+  it('GIVEN a reply with a file WHEN sent as multipart THEN payload_json is validated and the file is served', async () => {
+    const { fake, client } = await start();
+    onInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.reply({
+        embeds: [{ title: 'card', image: { url: 'attachment://card.png' } }],
+        files: [{ attachment: Buffer.from('PNGDATA'), name: 'card.png' }],
+      });
+    });
+    const reply = await fake.sendCommand({ name: 'image', channel: 'plain' }).finalReply();
+    const callback = fake.requests.find((r) => r.route === '/interactions/:interaction/:token/callback');
+    expect(callback?.files).toEqual([expect.objectContaining({ filename: 'card.png', size: 7 })]);
+    expect(reply.attachments).toHaveLength(1);
+    const url = String(reply.attachments[0]?.['url']);
+    expect(await (await fetch(url)).text()).toBe('PNGDATA');
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('fake Discord gateway protocol', () => {
+  async function connect(
+    url: string,
+  ): Promise<{ socket: WebSocket; frames: unknown[]; closed: Promise<number> }> {
+    const socket = new WebSocket(url);
+    socket.binaryType = 'arraybuffer';
+    const frames: unknown[] = [];
+    const inflate = zlib.createInflate();
+    inflate.on('data', (chunk: Buffer) => frames.push(JSON.parse(chunk.toString('utf8'))));
+    socket.addEventListener('message', (event) => {
+      if (typeof event.data === 'string') frames.push(JSON.parse(event.data));
+      else inflate.write(Buffer.from(event.data as ArrayBuffer));
+    });
+    const closed = new Promise<number>((resolve) =>
+      socket.addEventListener('close', (event) => resolve(event.code)),
+    );
+    await new Promise((resolve, reject) => {
+      socket.addEventListener('open', resolve);
+      socket.addEventListener('error', reject);
+    });
+    return { socket, frames, closed };
+  }
+
+  const opOf = (frame: unknown): unknown => (frame as { op?: unknown }).op;
+
+  it('GIVEN compress=zlib-stream THEN frames are one deflate stream with sync flushes, and heartbeats are acknowledged', async () => {
+    fake = await startFakeDiscord();
+    const { socket, frames } = await connect(`${fake.gatewayUrl}?v=10&encoding=json&compress=zlib-stream`);
+    await fake.waitFor(() => (frames.length >= 1 ? true : undefined));
+    expect(frames[0]).toMatchObject({ op: 10, d: { heartbeat_interval: 2000 } });
+    socket.send(JSON.stringify({ op: 1, d: null }));
+    socket.send(
+      JSON.stringify({ op: 2, d: { token: fake.token, intents: 1, properties: {}, shard: [0, 1] } }),
+    );
+    await fake.waitFor(() => (frames.length >= 4 ? true : undefined));
+    expect(frames.map(opOf)).toEqual([10, 11, 0, 0]);
+    expect(frames.slice(2).map((f) => (f as { t: string }).t)).toEqual(['READY', 'GUILD_CREATE']);
+    socket.close(1000);
+  });
+
+  it('GIVEN a wrong API version, a wrong token or an unknown session THEN 4012, 4004 and INVALID_SESSION', async () => {
+    fake = await startFakeDiscord();
+    expect(await (await connect(`${fake.gatewayUrl}?v=9&encoding=json`)).closed).toBe(4012);
+    const bad = await connect(`${fake.gatewayUrl}?v=10&encoding=json`);
+    bad.socket.send(JSON.stringify({ op: 2, d: { token: 'wrong', intents: 1, properties: {} } }));
+    expect(await bad.closed).toBe(4004);
+    const stale = await connect(`${fake.gatewayUrl}?v=10&encoding=json`);
+    stale.socket.send(JSON.stringify({ op: 6, d: { token: fake.token, session_id: 'nope', seq: 3 } }));
+    await fake.waitFor(() => (stale.frames.length >= 2 ? true : undefined));
+    expect(stale.frames[1]).toMatchObject({ op: 9, d: false });
+    stale.socket.close(1000);
+    expect(fake.gatewayCloses.map((c) => c.code)).toEqual([4012, 4004]);
   });
 });
