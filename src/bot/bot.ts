@@ -100,9 +100,11 @@ export function createBot(deps: BotDeps): Bot {
     }
     made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
     made.on(Events.Warn, (message) => logger.warn({ discord: message }, 'discord client warning'));
-    made.on(Events.ShardError, (error, shardId) =>
-      logger.warn({ err: error, shardId }, 'gateway connection error'),
-    );
+    made.on(Events.ShardError, (error, shardId) => {
+      // A refused intent is reported once, as one clear line (below), not as a connection error too.
+      if (isDisallowedIntents(error)) logger.debug({ err: error, shardId }, 'gateway refused an intent');
+      else logger.warn({ err: error, shardId }, 'gateway connection error');
+    });
     made.on(Events.ShardDisconnect, (event, shardId) => {
       if (
         event.code === GatewayCloseCodes.DisallowedIntents &&

@@ -121,6 +121,19 @@ describe('unfurl', () => {
   });
 });
 
+describe('Message Content switched off while running', () => {
+  it('GIVEN the gateway closes with 4014 after ready THEN the bot reconnects without the intent and keeps answering', async () => {
+    const t = await harness();
+    t.discord.dropGateway(4014);
+    await t.discord.waitFor(() => (t.discord.identifies.length >= 2 ? true : undefined), 10_000);
+    expect((t.discord.identifies.at(-1)?.intents ?? 0) & (1 << 15)).toBe(0);
+    const loud = t.logLines().filter((line) => Number(line['level']) >= 40);
+    expect(loud.filter((line) => /intent/i.test(JSON.stringify(line)))).toHaveLength(1);
+    const reply = await t.discord.sendCommand({ name: 'featured', channel: 'plain' }).finalReply();
+    expect(reply.embeds).toHaveLength(1);
+  });
+});
+
 describe('/settings', () => {
   const owner = (t: Harness) => t.discord.guild.ownerId;
 
