@@ -279,6 +279,15 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
+/** Every custom_id in a component tree (action rows, containers, sections ...). */
+function customIdsOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(customIdsOf);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record['custom_id'] === 'string' ? [record['custom_id']] : [];
+  return [...own, ...customIdsOf(record['components']), ...customIdsOf(record['accessory'])];
+}
+
 /** MessageFlags.Loading: a deferred reply not yet filled in. */
 const LOADING_FLAG = 1 << 7;
 const DEFAULT_TOKEN = 'MTA5.fake-discord.bot-token-for-tests';
@@ -711,8 +720,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (message === undefined || message.deleted) {
         throw new Error(`fake Discord: sendButton on unknown message ${opts.message.id}`);
       }
-      const ids = JSON.stringify(message.components).match(/"custom_id":"((?:[^"\\]|\\.)*)"/g) ?? [];
-      const present = ids.map((m) => JSON.parse(`{${m}}`) as { custom_id: string }).map((o) => o.custom_id);
+      const present = customIdsOf(message.components);
       if (!present.includes(opts.customId)) {
         throw new Error(
           `fake Discord: message ${message.id} has no component ${opts.customId} (has: ${present.join(', ') || 'none'})`,

@@ -138,17 +138,6 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     }
   }
 
-  function interactionFor(token: string, appId: string): InteractionRecord {
-    const interaction = state.interactionsByToken.get(token);
-    if (appId !== state.applicationId || interaction === undefined) {
-      throw new DiscordError(404, 10015, 'Unknown Webhook', 'unknown-resource');
-    }
-    if (state.now() - interaction.dispatchedAt > state.tokenLifetimeMs) {
-      throw new DiscordError(401, 50027, 'Invalid Webhook Token', 'expired-token');
-    }
-    return interaction;
-  }
-
   function validate(
     name: SchemaName,
     body: unknown,
@@ -252,7 +241,13 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     };
   }
 
-  function applyEdit(req: Request, message: RecordedMessage, body: Record<string, unknown>): void {
+  /** `asEdit: false` when the change fills in a deferred reply (Discord does not mark that as edited). */
+  function applyEdit(
+    req: Request,
+    message: RecordedMessage,
+    body: Record<string, unknown>,
+    { asEdit = true }: { asEdit?: boolean } = {},
+  ): void {
     if ('content' in body) message.content = typeof body['content'] === 'string' ? body['content'] : '';
     if ('embeds' in body) message.embeds = echoEmbeds(body['embeds']);
     if ('components' in body) {
@@ -266,8 +261,10 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
       message.flags = (message.flags & ~SUPPRESS_EMBEDS) | (body['flags'] & SUPPRESS_EMBEDS);
     }
     message.flags &= ~LOADING;
-    message.editedAt = state.now();
-    message.edits += 1;
+    if (asEdit) {
+      message.editedAt = state.now();
+      message.edits += 1;
+    }
     state.notify();
   }
 
@@ -710,97 +707,112 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   // ---------------------------------------------------------------------------------------------------
   // Interaction webhooks (editReply, followUp, fetchReply, deleteReply).
 
-  function webhookGuard(interaction: InteractionRecord, kind: ResponseKind, req: Request): void {
-    if (interaction.ackType === undefined) {
-      record(interaction, kind, req, 404);
-      throw new DiscordError(404, 10015, 'Unknown Webhook', 'not-acknowledged');
-    }
+  /**
+   * Runs an interaction-webhook handler: the token must belong to a live interaction of this application
+   * and the interaction must have been acknowledged; every outcome, refusals included, is recorded once
+   * in the interaction's responses.
+   */
+  function viaInteractionWebhook(
+    kindOf: (p: Params) => ResponseKind,
+    run: (req: Request, p: Params, interaction: InteractionRecord) => { reply: Reply; messageId?: string },
+  ): Handler {
+    return (req, p) => {
+      const interaction = state.interactionsByToken.get(p['token'] ?? '');
+      if (p['app'] !== state.applicationId || interaction === undefined) {
+        throw new DiscordError(404, 10015, 'Unknown Webhook', 'unknown-resource');
+      }
+      const kind = kindOf(p);
+      try {
+        if (state.now() - interaction.dispatchedAt > state.tokenLifetimeMs) {
+          throw new DiscordError(401, 50027, 'Invalid Webhook Token', 'expired-token');
+        }
+        if (interaction.ackType === undefined) {
+          throw new DiscordError(404, 10015, 'Unknown Webhook', 'not-acknowledged');
+        }
+        const { reply, messageId } = run(req, p, interaction);
+        if (req.method !== 'GET') record(interaction, kind, req, reply.status, messageId);
+        return reply;
+      } catch (error) {
+        if (error instanceof DiscordError && req.method !== 'GET')
+          record(interaction, kind, req, error.status);
+        throw error;
+      }
+    };
   }
 
-  const editWebhookMessage: Handler = (req, p) => {
-    const interaction = interactionFor(p['token'] ?? '', p['app'] ?? '');
-    const messageId = p['message'] ?? '@original';
-    const kind: ResponseKind = messageId === '@original' ? 'edit-original' : 'edit-followup';
-    const body = isRecord(req.body) ? req.body : {};
-    try {
-      webhookGuard(interaction, kind, req);
-      const message = webhookMessageOf(interaction, messageId);
+  const messageKind =
+    (original: ResponseKind, other: ResponseKind) =>
+    (p: Params): ResponseKind =>
+      p['message'] === '@original' ? original : other;
+
+  add(
+    'PATCH',
+    '/webhooks/:app/:token/messages/:message',
+    viaInteractionWebhook(messageKind('edit-original', 'edit-followup'), (req, p, interaction) => {
+      const body = isRecord(req.body) ? req.body : {};
+      const message = webhookMessageOf(interaction, p['message'] ?? '@original');
       validate('IncomingWebhookUpdateRequestPartial', body, body);
       applyEdit(req, message, body);
       recordMentions(req, '/webhooks/:app/:token/messages/:message', body, message.id);
-      record(interaction, kind, req, 200, message.id);
-      return { status: 200, body: messageJson(message) };
-    } catch (error) {
-      if (error instanceof DiscordError && interaction.responses.at(-1)?.kind !== kind) {
-        record(interaction, kind, req, error.status);
-      }
-      throw error;
-    }
-  };
-  add('PATCH', '/webhooks/:app/:token/messages/:message', editWebhookMessage, false);
+      return { reply: { status: 200, body: messageJson(message) }, messageId: message.id };
+    }),
+    false,
+  );
   add(
     'GET',
     '/webhooks/:app/:token/messages/:message',
-    (_req, p) => {
-      const interaction = interactionFor(p['token'] ?? '', p['app'] ?? '');
-      return { status: 200, body: messageJson(webhookMessageOf(interaction, p['message'] ?? '@original')) };
-    },
+    viaInteractionWebhook(messageKind('edit-original', 'edit-followup'), (_req, p, interaction) => {
+      const message = webhookMessageOf(interaction, p['message'] ?? '@original');
+      return { reply: { status: 200, body: messageJson(message) }, messageId: message.id };
+    }),
     false,
   );
   add(
     'DELETE',
     '/webhooks/:app/:token/messages/:message',
-    (req, p) => {
-      const interaction = interactionFor(p['token'] ?? '', p['app'] ?? '');
-      const messageId = p['message'] ?? '@original';
-      const kind: ResponseKind = messageId === '@original' ? 'delete-original' : 'delete-followup';
-      const message = webhookMessageOf(interaction, messageId);
+    viaInteractionWebhook(messageKind('delete-original', 'delete-followup'), (_req, p, interaction) => {
+      const message = webhookMessageOf(interaction, p['message'] ?? '@original');
       message.deleted = true;
-      record(interaction, kind, req, 204, message.id);
-      return { status: 204 };
-    },
+      state.notify();
+      return { reply: { status: 204 }, messageId: message.id };
+    }),
     false,
   );
   add(
     'POST',
     '/webhooks/:app/:token',
-    (req, p) => {
-      const interaction = interactionFor(p['token'] ?? '', p['app'] ?? '');
-      const body = isRecord(req.body) ? req.body : {};
-      try {
-        webhookGuard(interaction, 'followup', req);
+    viaInteractionWebhook(
+      () => 'followup',
+      (req, _p, interaction) => {
+        const body = isRecord(req.body) ? req.body : {};
         validate('IncomingWebhookRequestPartial', body, body);
         if (isEmptyMessage(body, req.files.length)) {
           throw new DiscordError(400, 50006, 'Cannot send an empty message', 'empty-message');
         }
-      } catch (error) {
-        if (error instanceof DiscordError && interaction.responses.at(-1)?.status !== error.status) {
-          record(interaction, 'followup', req, error.status);
-        }
-        throw error;
-      }
-      // After a deferred reply (5), the first follow-up fills in the loading message instead of posting anew.
-      const loading =
-        interaction.ackType === 5 ? state.messages.get(interaction.originalMessageId ?? '') : undefined;
-      if (loading !== undefined && !loading.deleted && (loading.flags & LOADING) !== 0) {
-        applyEdit(req, loading, { ...body, flags: loading.flags & SUPPRESS_EMBEDS });
-        loading.edits -= 1;
-        recordMentions(req, '/webhooks/:app/:token', body, loading.id);
         const wait = req.query.get('wait') === 'true';
-        record(interaction, 'followup', req, wait ? 200 : 204, loading.id);
-        return wait ? { status: 200, body: messageJson(loading) } : { status: 204 };
-      }
-      const message = newMessage(req, body, interaction.channelId, {
-        interactionId: interaction.id,
-        webhook: true,
-      });
-      state.storeMessage(message);
-      interaction.followupIds.add(message.id);
-      recordMentions(req, '/webhooks/:app/:token', body, message.id);
-      const wait = req.query.get('wait') === 'true';
-      record(interaction, 'followup', req, wait ? 200 : 204, message.id);
-      return wait ? { status: 200, body: messageJson(message) } : { status: 204 };
-    },
+        // After a deferred reply (5) the first follow-up fills in the loading message instead of posting
+        // anew (keeping the defer's ephemeral flag), as Discord does.
+        const loading =
+          interaction.ackType === 5 ? state.messages.get(interaction.originalMessageId ?? '') : undefined;
+        let message: RecordedMessage;
+        if (loading !== undefined && !loading.deleted && (loading.flags & LOADING) !== 0) {
+          applyEdit(req, loading, { ...body, flags: loading.flags & SUPPRESS_EMBEDS }, { asEdit: false });
+          message = loading;
+        } else {
+          message = newMessage(req, body, interaction.channelId, {
+            interactionId: interaction.id,
+            webhook: true,
+          });
+          state.storeMessage(message);
+          interaction.followupIds.add(message.id);
+        }
+        recordMentions(req, '/webhooks/:app/:token', body, message.id);
+        return {
+          reply: wait ? { status: 200, body: messageJson(message) } : { status: 204 },
+          messageId: message.id,
+        };
+      },
+    ),
     false,
   );
 
