@@ -71,6 +71,7 @@ import type { Site } from './sites.js';
 import { tagPath, tagSlug } from './tags.js';
 import {
   createTransport,
+  scrubError,
   type Transport,
   type TransportOptions,
   type TransportResponse,
@@ -106,7 +107,7 @@ export interface PhilomenaClientOptions {
   readonly logger?: Logger;
   /** Default: a keep-alive undici Agent owned (and closed) by this client. */
   readonly dispatcher?: Dispatcher;
-  /** Default `philomena-bot/<version> (+https://github.com/...)`. */
+  /** Default `philomena-bot/<version> (Discord bot for Philomena image boards)`. */
   readonly userAgent?: string;
   readonly transport?: TransportTuning;
   /** A budget object, or settings for this client's own (defaults 30/5 s overall, 20/10 s search). */
@@ -293,7 +294,8 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
       throw new InvalidResponseError(
         `${site.name} answered ${path.split('?')[0] ?? path} with something that is not JSON`,
         '(body)',
-        { ...context(path, response.status), cause: error },
+        // JSON.parse quotes the start of the body, which a hostile server could fill with the URL.
+        { ...context(path, response.status), cause: scrubError(error, redact) },
       );
     }
   }

@@ -17,7 +17,7 @@ export { createRequestBudget, isSearchPath, DEFAULT_OVERALL, DEFAULT_SEARCH } fr
 export type { BudgetOptions, BudgetStats, RequestBudget, WindowSpec } from './budget.js';
 export { createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
-export { createTransport, parseRetryAfter, DEFAULT_USER_AGENT } from './transport.js';
+export { createTransport, defaultUserAgent, parseRetryAfter } from './transport.js';
 export type { Transport, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
 export * from './schemas.js';
 export * from './sites.js';

@@ -11,6 +11,9 @@
  * It returns every answer below 500 except 429 as-is (the client maps 4xx to errors and parses 2xx); it
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import type { Logger } from 'pino';
 import {
@@ -77,7 +80,41 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export const DEFAULT_USER_AGENT = 'philomena-bot/0.1.0 (+https://github.com/philomena-bot/philomena-bot)';
+const PROJECT = 'philomena-bot';
+const PROJECT_DESCRIPTION = 'Discord bot for Philomena image boards';
+let cachedUserAgent: string | undefined;
+
+/** The project's version from its package.json, found upwards from this file (src/ or dist/src/). */
+function projectVersion(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth += 1) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      if (typeof parsed === 'object' && parsed !== null) {
+        const { name, version } = parsed as { name?: unknown; version?: unknown };
+        if (name === PROJECT && typeof version === 'string') return version;
+      }
+    } catch {
+      // No package.json here (or not readable): look one level up.
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return undefined;
+}
+
+/**
+ * `philomena-bot/<version> (Discord bot for Philomena image boards)`: names the project and what it is,
+ * so a site's operators can tell who is calling. Read once, on first use (no work at import time).
+ */
+export function defaultUserAgent(): string {
+  if (cachedUserAgent === undefined) {
+    const version = projectVersion();
+    cachedUserAgent = `${PROJECT}${version === undefined ? '' : `/${version}`} (${PROJECT_DESCRIPTION})`;
+  }
+  return cachedUserAgent;
+}
 
 /** `Retry-After` as milliseconds from now: delta-seconds or an HTTP date; undefined when absent or junk. */
 export function parseRetryAfter(
@@ -91,6 +128,18 @@ export function parseRetryAfter(
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
+}
+
+/** A stand-in for `error` that keeps only its redacted message, its name and a string `code`: no cause chain. */
+export function scrubError(error: unknown, redact: (text: string) => string): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  // A fresh Error: its stack is built from the redacted message, and it has no cause.
+  const scrubbed = new Error(redact(message));
+  if (error instanceof Error && error.name !== 'Error') {
+    Object.defineProperty(scrubbed, 'name', { value: error.name, enumerable: false, configurable: true });
+  }
+  return Object.assign(scrubbed, typeof code === 'string' ? { code } : {});
 }
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -127,7 +176,7 @@ export function createTransport(options: TransportOptions): Transport {
   const dispatcher: Dispatcher =
     options.dispatcher ??
     new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
-  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const userAgent = options.userAgent ?? defaultUserAgent();
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const deadlineMs = options.deadlineMs ?? 30_000;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
@@ -243,11 +292,12 @@ export function createTransport(options: TransportOptions): Transport {
     }
   }
 
-  /** Errors from undici can quote the URL (and with it the key): keep only a scrubbed message. */
+  /**
+   * Errors from undici can quote the URL (and with it the key) in their message or anywhere down their
+   * `cause` chain: keep only a scrubbed message and the code, and drop the chain.
+   */
   function scrub(error: unknown): Error {
-    const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: unknown } | null)?.code;
-    return Object.assign(new Error(options.redact(message)), typeof code === 'string' ? { code } : {});
+    return scrubError(error, options.redact);
   }
 
   function classify(response: TransportResponse, path: string): Outcome {

@@ -66,9 +66,22 @@ export function tagPageUrl(site: Site, slugOrName: string): string {
 }
 
 /**
- * The image with https representations and view_url. A representation that cannot be made https falls
- * back to `full` (then the view URL, then the image page), so the type keeps every key. Hidden stubs have
- * no URLs and come back unchanged. `source_urls` stay as typed: show them through {@link sourceLink}.
+ * A source as the client hands it out: a usable http(s) URL becomes its https {@link sourceLink}; other
+ * text (prose, a userinfo trick) stays as typed, except that a leading `http://` still becomes `https://`
+(and a protocol-relative `//host/...` gets `https:`),
+ * so no source the client returns is plain http. Show sources through {@link sourceLink}: it gives the
+ * link, or null for text that must not be linked.
+ */
+export function httpsSource(source: string): string {
+  const trimmed = source.trim();
+  const link = sourceLink(trimmed.startsWith('//') ? `https:${trimmed}` : trimmed);
+  return link ?? source.replace(/^(\s*)http:\/\//i, '$1https://');
+}
+
+/**
+ * The image with https representations, view_url and sources. A representation that cannot be made https
+ * falls back to `full` (then the view URL, then the image page), so the type keeps every key. Hidden stubs
+ * have no URLs and come back unchanged.
  */
 export function absolutiseImage<T extends Image>(image: T, site: Site): T {
   if (image.kind !== 'image') return image;
@@ -84,6 +97,7 @@ export function absolutiseImage<T extends Image>(image: T, site: Site): T {
     ...image,
     representations: { ...image.representations, ...representations, full },
     view_url: view,
+    source_urls: image.source_urls.map(httpsSource),
   };
 }
 

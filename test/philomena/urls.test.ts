@@ -129,7 +129,13 @@ describe('absolutiseImage', () => {
         mp4: 'http://derpicdn.net/img/2019/5/2/2028858/full.mp4',
       },
       view_url: 'javascript:alert(1)',
-      source_urls: ['http://example.test/src'],
+      source_urls: [
+        'http://example.test/src',
+        ' https://a.test/x ',
+        'I drew it myself',
+        'http://user:pw@evil.test/x',
+        'HTTP://shout.test/y',
+      ],
     };
     const out = absolutiseImage(odd, derpibooru);
     if (out.kind !== 'image') throw new Error('still visible');
@@ -138,8 +144,21 @@ describe('absolutiseImage', () => {
     expect(out.representations.small).toBe(out.representations.full);
     expect(out.representations.mp4).toBe('https://derpicdn.net/img/2019/5/2/2028858/full.mp4');
     expect(out.view_url).toBe(out.representations.full);
-    // Source URLs are the uploader's text, shown through sourceLink.
-    expect(out.source_urls).toEqual(['http://example.test/src']);
+    // Sources are the uploader's text: URLs become https links, prose stays, nothing stays plain http.
+    expect(out.source_urls).toEqual([
+      'https://example.test/src',
+      'https://a.test/x',
+      'I drew it myself',
+      'https://user:pw@evil.test/x',
+      'https://shout.test/y',
+    ]);
+    expect(out.source_urls.map(sourceLink)).toEqual([
+      'https://example.test/src',
+      'https://a.test/x',
+      null,
+      null,
+      'https://shout.test/y',
+    ]);
     for (const url of Object.values(out.representations)) expect(url).toMatch(/^https:\/\//);
   });
 
