@@ -1,89 +1,205 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import Keyv from 'keyv';
+import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
-import { resolveSite, type Site } from '../../src/philomena/sites.js';
-import { isPhilomenaError } from '../../src/errors.js';
+import { createResponseCache } from '../../src/philomena/cache.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
+import { InvalidResponseError, isPhilomenaError, SiteUnavailableError } from '../../src/errors.js';
 
 const KEY = 'Zq9-redaction+key/with=odd&chars';
 
 let server: http.Server;
 let site: Site;
+/** A site on a port nothing listens on: undici's own connection error. */
+let closedSite: Site;
+
+/** Each path answers one way; most echo the request URL (key included) back, as a hostile server could. */
 beforeAll(async () => {
-  // Each path answers one way; the 400 echoes the request URL back, key included, as a hostile server could.
   server = http.createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0] ?? '';
-    if (path.endsWith('/images/500')) {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: `Internal Error at ${req.url ?? ''}` }));
-    } else if (path.endsWith('/images/404')) {
-      res.writeHead(404);
-      res.end();
-    } else if (path.endsWith('/search/images')) {
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: `cannot parse ${decodeURIComponent(req.url ?? '')}` }));
-    } else if (path.endsWith('/images/200')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"image": {"id": "not a number"}}');
-    } else {
-      req.socket.destroy();
-    }
+    const url = req.url ?? '';
+    const path = url.split('?')[0] ?? '';
+    const key = new URL(url, 'http://x').searchParams.get('key') ?? '';
+    const send = (status: number, body: string, headers: Record<string, string> = {}): void => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    };
+    if (path.endsWith('/images/500')) send(500, JSON.stringify({ error: `Internal Error at ${url}` }));
+    else if (path.endsWith('/images/404')) send(404, '');
+    else if (path.endsWith('/search/images'))
+      send(400, JSON.stringify({ error: `cannot parse ${decodeURIComponent(url)} (${key})` }));
+    else if (path.endsWith('/images/200')) send(200, '{"image": {"id": "not a number"}}');
+    // Not JSON, starting with the key: JSON.parse quotes the start of the body in its message.
+    else if (path.endsWith('/images/201')) send(200, `${key} ${url}`);
+    else if (path.endsWith('/images/429'))
+      send(429, `<html>slow down ${url} ${key}</html>`, {
+        'retry-after': '120',
+        'content-type': 'text/html',
+      });
+    else if (path.endsWith('/images/501')) send(501, `<html>checking ${url} ${key}</html>`);
+    else if (path.endsWith('/images/408'))
+      return; // never answers
+    else if (path.endsWith('/filters/user')) send(403, `forbidden ${url} ${key}`);
+    else if (path.endsWith('/images') && req.method === 'POST') send(401, `no ${url} ${key}`);
+    else req.socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   site = resolveSite(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const spare = http.createServer();
+  await new Promise<void>((resolve) => spare.listen(0, '127.0.0.1', resolve));
+  const sparePort = (spare.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => spare.close(() => resolve()));
+  closedSite = resolveSite(`http://127.0.0.1:${sparePort}`);
 });
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function everything(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+/** Everything an error carries: message, stack, own fields, and the same for its whole cause chain. */
+function everything(error: unknown, depth = 0): string {
+  if (!(error instanceof Error) || depth > 10) return String(error);
   const fields = Object.fromEntries(Object.entries(error));
   return [
+    error.name,
     error.message,
     error.stack,
     JSON.stringify(fields),
-    error.cause === undefined ? '' : everything(error.cause),
+    error.cause === undefined ? '' : everything(error.cause, depth + 1),
+    error instanceof AggregateError
+      ? error.errors.map((e: unknown) => everything(e, depth + 1)).join('\n')
+      : '',
   ].join('\n');
 }
 
 const forms = [KEY, encodeURIComponent(KEY), new URLSearchParams({ k: KEY }).toString().slice(2)];
 
+type Client = ReturnType<typeof createPhilomenaClient>;
+type Case = readonly [
+  name: string,
+  call: (c: Client) => Promise<unknown>,
+  options?: Partial<PhilomenaClientOptions> & { closed?: boolean },
+  /** Calls before the one that must fail (to open the breaker, spend the budget). */
+  before?: (c: Client) => Promise<unknown>,
+];
+
+const CASES: readonly Case[] = [
+  ['a 500 that quotes the URL', (c) => c.image(500)],
+  ['a 404 (remembered in the negative cache)', (c) => c.image(404)],
+  ['a 400 that echoes the query', (c) => c.searchImages({ q: 'x' })],
+  ['a body that breaks the schema', (c) => c.image(200)],
+  ['a body that is not JSON and starts with the key', (c) => c.image(201)],
+  ['a 429 whose Retry-After is beyond the deadline', (c) => c.image(429)],
+  ['an anti-bot 501 with a short deadline', (c) => c.image(501), { transport: { deadlineMs: 1000 } }],
+  ['a timeout', (c) => c.image(408), { transport: { attemptTimeoutMs: 30, maxAttempts: 2 } }],
+  ['a connection reset', (c) => c.image(7)],
+  ['a refused connection (undici error)', (c) => c.image(7), { closed: true }],
+  ['a 403 on the key owner filters', (c) => c.userFilters()],
+  ['a 401 on submission', (c) => c.submitImage({ url: 'https://example.test/a.png' })],
+  [
+    'an open circuit breaker',
+    (c) => c.image(500),
+    { breaker: { failureThreshold: 1 } },
+    (c) => c.image(500).catch(() => undefined),
+  ],
+  [
+    'a spent request budget',
+    (c) => c.image(404),
+    { budget: { overall: { limit: 1, windowMs: 60_000 }, maxQueue: 0 } },
+    (c) => c.image(500).catch(() => undefined),
+  ],
+];
+
 describe('key redaction', () => {
-  it.each([
-    ['a 500 that quotes the URL', (c: ReturnType<typeof createPhilomenaClient>) => c.image(500)],
-    ['a 404', (c: ReturnType<typeof createPhilomenaClient>) => c.image(404)],
-    [
-      'a 400 that echoes the query',
-      (c: ReturnType<typeof createPhilomenaClient>) => c.searchImages({ q: 'x' }),
-    ],
-    ['a body that breaks the schema', (c: ReturnType<typeof createPhilomenaClient>) => c.image(200)],
-    ['a connection reset', (c: ReturnType<typeof createPhilomenaClient>) => c.image(7)],
-  ])('GIVEN %s THEN neither the error nor any log line holds the key', async (_name, call) => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _e, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    // The logger is given no secrets: the client must redact on its own.
-    const logger = createLogger({ level: 'debug', destination });
+  it.each(CASES)(
+    'GIVEN %s THEN neither the error (cause chain included), any log line nor the cache holds the key',
+    async (_name, call, options = {}, before) => {
+      const lines: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer, _e, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      });
+      // The logger is given no secrets: the client must redact on its own.
+      const logger = createLogger({ level: 'debug', destination });
+      const map = new Map<string, unknown>();
+      const { closed, ...clientOptions } = options;
+      const client = createPhilomenaClient({
+        site: closed ? closedSite : site,
+        apiKey: KEY,
+        logger,
+        cache: createResponseCache({ store: new Keyv({ store: map }), logger }),
+        transport: { maxAttempts: 2, baseDelayMs: 1 },
+        sleep: async () => undefined,
+        ...clientOptions,
+      });
+      await before?.(client);
+      const error = await call(client).catch((e: unknown) => e);
+      // A failure logged the way the bot logs unexpected errors goes through the same scrubbing.
+      logger.error({ err: error }, 'call failed');
+      await client.close();
+      expect(isPhilomenaError(error)).toBe(true);
+      const text = `${everything(error)}\n${lines.join('\n')}\n${JSON.stringify([...map.entries()])}`;
+      for (const form of forms) expect(text).not.toContain(form);
+      if (isPhilomenaError(error) && error.path !== undefined) expect(error.path).toContain('key=[REDACTED]');
+      expect(lines.length).toBeGreaterThan(0);
+    },
+  );
+});
+
+describe('errors from below the client that quote the key', () => {
+  const derpibooru = knownSite('derpibooru') as Site;
+
+  function mocked(reply: (pool: ReturnType<MockAgent['get']>) => void): MockAgent {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    reply(agent.get(derpibooru.baseUrl));
+    return agent;
+  }
+
+  it('GIVEN undici fails with the URL in its message and down its cause chain THEN the error the client throws has none of it', async () => {
+    const agent = mocked((pool) =>
+      pool
+        .intercept({ path: /images/ })
+        .replyWithError(
+          Object.assign(
+            new Error(`connect failed for https://derpibooru.org/api/v1/json/images/1?key=${KEY}`, {
+              cause: new Error(`socket to derpibooru.org for ${encodeURIComponent(KEY)}`),
+            }),
+            { code: 'UND_ERR_SOCKET' },
+          ),
+        )
+        .persist(),
+    );
     const client = createPhilomenaClient({
-      site,
+      site: derpibooru,
       apiKey: KEY,
-      logger,
-      transport: { maxAttempts: 2, baseDelayMs: 1 },
+      dispatcher: agent,
+      transport: { maxAttempts: 1 },
     });
-    const error = await call(client).catch((e: unknown) => e);
-    await client.close();
-    expect(isPhilomenaError(error)).toBe(true);
-    const text = `${everything(error)}\n${lines.join('\n')}`;
+    const error = await client.image(1).catch((e: unknown) => e);
+    await agent.close();
+    expect(error).toBeInstanceOf(SiteUnavailableError);
+    expect(error).toMatchObject({ reason: 'network', cause: { code: 'UND_ERR_SOCKET' } });
+    const text = everything(error);
+    expect(text).toContain('connect failed');
     for (const form of forms) expect(text).not.toContain(form);
-    if (isPhilomenaError(error) && error.path !== undefined) expect(error.path).toContain('key=[REDACTED]');
-    expect(lines.length).toBeGreaterThan(0);
+  });
+
+  it('GIVEN a short key and a 200 body that is the key itself THEN the JSON.parse cause does not quote it', async () => {
+    const shortKey = 'k3y-2024';
+    const agent = mocked((pool) =>
+      pool.intercept({ path: /images/ }).reply(200, shortKey, { headers: { 'content-type': 'text/plain' } }),
+    );
+    const client = createPhilomenaClient({ site: derpibooru, apiKey: shortKey, dispatcher: agent });
+    const error = await client.image(1).catch((e: unknown) => e);
+    await agent.close();
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ fieldPath: '(body)', cause: { name: 'SyntaxError' } });
+    expect(everything(error)).not.toContain(shortKey);
   });
 });
