@@ -24,6 +24,45 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsUnset, 
 
 const snowflake = z.string().regex(/^\d{1,20}$/, 'must be a Discord id (digits only)');
 
+/** A sliding-window rate: `limit` actions in any span of `windowMs`. */
+export interface RateLimit {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+const RATE_OFF_WORDS = new Set(['0', 'off', 'false', 'no', 'none']);
+const RATE_PATTERN = /^(\d{1,5})\s*\/\s*(\d{1,6})\s*(ms|s|m|h)?$/;
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const RATE_WINDOW_MAX_MS = 24 * 3_600_000;
+
+/**
+ * `5/10s` (5 per 10 seconds), `10/1m`, `30/60` (seconds when no unit); `0` or `off` turns the limit off
+ * (undefined). A limit of 0 also means off.
+ */
+function rateLimit(defaultValue: string) {
+  return z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .default(defaultValue)
+      .transform((value, ctx): RateLimit | undefined => {
+        const word = value.toLowerCase();
+        if (RATE_OFF_WORDS.has(word)) return undefined;
+        const match = RATE_PATTERN.exec(word);
+        const windowMs = match ? Number(match[2]) * (UNIT_MS[match[3] ?? 's'] ?? 1_000) : Number.NaN;
+        const limit = match ? Number(match[1]) : Number.NaN;
+        if (!(windowMs >= 1_000 && windowMs <= RATE_WINDOW_MAX_MS) || !Number.isInteger(limit)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be <count>/<window> such as 5/10s or 10/1m (window 1 s to 24 h), or off',
+          });
+          return z.NEVER;
+        }
+        return limit === 0 ? undefined : { limit, windowMs };
+      }),
+  );
+}
+
 const httpUrl = z.string().refine((value) => {
   try {
     const url = new URL(value);
@@ -83,6 +122,8 @@ export const configSchema = z.object({
         return z.NEVER;
       }),
   ),
+  COMMAND_RATE_LIMIT: rateLimit('5/10s'),
+  UNFURL_RATE_LIMIT: rateLimit('10/1m'),
   LOG_LEVEL: z.preprocess(
     (value) => {
       const unset = blankIsUnset(value);
@@ -105,6 +146,13 @@ export interface Config {
   readonly booruFilterId: number | undefined;
   readonly storeUrl: string;
   readonly unfurl: boolean;
+  /**
+   * Slash and context-menu commands per member (undefined: no limit). Buttons and autocomplete have
+   * their own, more generous buckets derived from it (see router.ts).
+   */
+  readonly commandRateLimit: RateLimit | undefined;
+  /** Unfurled cards per server, or per DM channel (undefined: no limit). */
+  readonly unfurlRateLimit: RateLimit | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -122,6 +170,8 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   BOORU_FILTER_ID: "use the number at the end of the filter's page URL (/filters/<id>), or leave it blank",
   STORE_URL: 'for example sqlite://data/bot.sqlite, or memory:// for a store that forgets on restart',
   UNFURL: 'set UNFURL=on or UNFURL=off',
+  COMMAND_RATE_LIMIT: 'for example COMMAND_RATE_LIMIT=5/10s (per member), or off',
+  UNFURL_RATE_LIMIT: 'for example UNFURL_RATE_LIMIT=10/1m (cards per server), or off',
   LOG_LEVEL: 'for example LOG_LEVEL=info',
 };
 
@@ -147,6 +197,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     booruFilterId: data.BOORU_FILTER_ID,
     storeUrl: data.STORE_URL,
     unfurl: data.UNFURL,
+    commandRateLimit: data.COMMAND_RATE_LIMIT,
+    unfurlRateLimit: data.UNFURL_RATE_LIMIT,
     logLevel: data.LOG_LEVEL,
   };
 }

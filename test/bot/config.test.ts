@@ -26,6 +26,8 @@ describe('loadConfig', () => {
     expect(config.booruFilterId).toBeUndefined();
     expect(config.discordApiUrl).toBeUndefined();
     expect(config.booruApiKey).toBeUndefined();
+    expect(config.commandRateLimit).toEqual({ limit: 5, windowMs: 10_000 });
+    expect(config.unfurlRateLimit).toEqual({ limit: 10, windowMs: 60_000 });
   });
 
   it('GIVEN blank and whitespace values THEN they mean unset', () => {
@@ -38,8 +40,12 @@ describe('loadConfig', () => {
       BOORU_FILTER_ID: '',
       STORE_URL: '',
       UNFURL: '',
+      COMMAND_RATE_LIMIT: ' ',
+      UNFURL_RATE_LIMIT: '',
       LOG_LEVEL: '',
     });
+    expect(config.commandRateLimit).toEqual({ limit: 5, windowMs: 10_000 });
+    expect(config.unfurlRateLimit).toEqual({ limit: 10, windowMs: 60_000 });
     expect(config.discordApplicationId).toBeUndefined();
     expect(config.discordApiUrl).toBeUndefined();
     expect(config.site.id).toBe('derpibooru');
@@ -68,12 +74,16 @@ describe('loadConfig', () => {
       UNFURL: 'maybe',
       LOG_LEVEL: 'loud',
       DISCORD_GUILD_ID: '12ab',
+      COMMAND_RATE_LIMIT: 'fast',
+      UNFURL_RATE_LIMIT: '10 per minute',
     });
     const keys = problems.map((p) => p.split(' ')[0]);
     expect(keys.sort()).toEqual(
       [
         'BOORU_FILTER_ID',
         'BOORU_URL',
+        'COMMAND_RATE_LIMIT',
+        'UNFURL_RATE_LIMIT',
         'DISCORD_API_URL',
         'DISCORD_GUILD_ID',
         'DISCORD_TOKEN',
@@ -134,6 +144,41 @@ describe('loadConfig', () => {
     ['No', false],
   ])('GIVEN UNFURL=%s THEN unfurl is %s', (value, expected) => {
     expect(loadConfig({ ...base, UNFURL: value }).unfurl).toBe(expected);
+  });
+
+  it.each([
+    ['5/10s', { limit: 5, windowMs: 10_000 }],
+    ['3/10', { limit: 3, windowMs: 10_000 }],
+    [' 20 / 1m ', { limit: 20, windowMs: 60_000 }],
+    ['100/1h', { limit: 100, windowMs: 3_600_000 }],
+    ['2/1500ms', { limit: 2, windowMs: 1_500 }],
+    ['10/1M', { limit: 10, windowMs: 60_000 }],
+    ['off', undefined],
+    ['OFF', undefined],
+    ['0', undefined],
+    ['none', undefined],
+    ['0/10s', undefined],
+  ])('GIVEN COMMAND_RATE_LIMIT=%s THEN the limit is %o', (value, expected) => {
+    expect(loadConfig({ ...base, COMMAND_RATE_LIMIT: value }).commandRateLimit).toEqual(expected);
+    expect(loadConfig({ ...base, UNFURL_RATE_LIMIT: value }).unfurlRateLimit).toEqual(expected);
+  });
+
+  it.each([
+    ['5'],
+    ['5/'],
+    ['/10s'],
+    ['-1/10s'],
+    ['5/0s'],
+    ['5/999ms'],
+    ['5/25h'],
+    ['1.5/10s'],
+    ['5/10d'],
+    ['on'],
+  ])('GIVEN COMMAND_RATE_LIMIT=%s THEN it is refused with the accepted form', (value) => {
+    const problems = problemsOf({ ...base, COMMAND_RATE_LIMIT: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^COMMAND_RATE_LIMIT must be <count>\/<window> such as 5\/10s/);
+    expect(problems[0]).toContain('or off');
   });
 
   it('GIVEN secrets in the wrong keys THEN no value is echoed in the error', () => {
