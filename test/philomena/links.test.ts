@@ -128,7 +128,7 @@ describe('createLinkRecogniser: what is not a link of ours', () => {
 });
 
 describe('createLinkRecogniser: properties', () => {
-  it('GIVEN any text THEN it never throws and every link is a positive safe id found at its index', () => {
+  it('GIVEN any text THEN it never throws and every link is a non-negative safe id found at its index', () => {
     const piece = fc.oneof(
       fc.string(),
       fc.constantFrom(
@@ -148,7 +148,7 @@ describe('createLinkRecogniser: properties', () => {
       fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
         const text = parts.join('');
         for (const link of recognise(text)) {
-          expect(Number.isSafeInteger(link.imageId) && link.imageId > 0).toBe(true);
+          expect(Number.isSafeInteger(link.imageId) && link.imageId >= 0).toBe(true);
           expect(text.startsWith(link.url, link.index)).toBe(true);
         }
       }),
@@ -170,5 +170,68 @@ describe('createLinkRecogniser: properties', () => {
         },
       ),
     );
+  });
+});
+
+describe('createLinkRecogniser: every link form of every known site', () => {
+  const ID = 2028858;
+  const pageForms = (host: string): string[] => [
+    `https://${host}/images/${ID}`,
+    `https://${host}/${ID}`,
+    `https://www.${host}/images/${ID}`,
+    `http://${host}/images/${ID}`,
+    `http://www.${host}/${ID}`,
+    `https://${host}/images/${ID}?q=safe&sf=score#comment_1`,
+    `https://${host}/${ID}#top`,
+    `https://${host}/images/${ID}/`,
+  ];
+  const cdnForms = (host: string): string[] => [
+    ...['thumb_tiny', 'thumb_small', 'thumb', 'small', 'medium', 'large', 'tall', 'full', 'rendered'].map(
+      (size) => `https://${host}/img/2019/5/2/${ID}/${size}.png`,
+    ),
+    `https://${host}/img/2019/5/2/${ID}/thumb.gif`,
+    `https://${host}/img/view/2019/5/2/${ID}.png`,
+    `https://${host}/img/view/2019/5/2/${ID}__safe_artist-colon-kam_earth+pony.jpg`,
+    `https://${host}/img/download/2019/5/2/${ID}.webm`,
+    `https://${host}/img/download/2019/5/2/${ID}__safe.svg`,
+    `http://${host}/img/view/2019/5/2/${ID}.png?width=100`,
+  ];
+  const cases = KNOWN_SITES.flatMap((site) => [
+    ...site.hosts
+      .filter((h) => !h.startsWith('www.'))
+      .flatMap(pageForms)
+      .map((url) => [site.id, url] as const),
+    ...site.cdnHosts.flatMap(cdnForms).map((url) => [site.id, url] as const),
+  ]);
+
+  it('GIVEN the table THEN every known site has page forms, and every site with a CDN its file forms', () => {
+    for (const site of KNOWN_SITES) {
+      expect(cases.filter(([id]) => id === site.id).length).toBeGreaterThanOrEqual(
+        site.cdnHosts.length > 0 ? 22 : 8,
+      );
+    }
+  });
+
+  it.each(cases)('GIVEN %s link %s THEN it is that site and image', (id, url) => {
+    for (const text of [url, `look ${url}.`, `(${url})`, `<${url}>`]) {
+      expect(found(text)).toEqual([`${id}#${ID}`]);
+    }
+  });
+
+  const lookAlikes = KNOWN_SITES.flatMap((site) =>
+    [site.host, ...site.cdnHosts].flatMap((host) => [
+      `https://${host}.evil.test/images/${ID}`,
+      `https://evil${host}/images/${ID}`,
+      `https://evil-${host}/img/view/2019/5/2/${ID}.png`,
+      `https://${host}@evil.test/${ID}`,
+      `https://${host}:x@evil.test/img/view/2019/5/2/${ID}.png`,
+      `https://evil.test/${host}/images/${ID}`,
+      `https://evil.test/img/view/2019/5/2/${ID}.png?${host}`,
+      `https://${host.replace('.', '-')}/images/${ID}`,
+    ]),
+  );
+
+  it.each(lookAlikes)('GIVEN the look-alike %s THEN nothing is found', (url) => {
+    expect(found(`see ${url} now`)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
+  commentResponseSchema,
   commentsResponseSchema,
   errorBodySchema,
   filterResponseSchema,
@@ -13,10 +14,12 @@ import {
   imagesResponseSchema,
   issuePath,
   oembedSchema,
+  postResponseSchema,
   postsResponseSchema,
   submitImageResponseSchema,
   tagResponseSchema,
   tagsResponseSchema,
+  topicResponseSchema,
   topicsResponseSchema,
   userResponseSchema,
 } from '../../src/philomena/schemas.js';
@@ -159,6 +162,41 @@ describe('what the parsed fixtures hold', () => {
     expect(posts.some((p) => p.edited_at === null)).toBe(true);
   });
 
+  it('GIVEN the profile THEN its links and awards come through, null and empty award labels included', () => {
+    const { user } = userResponseSchema.parse({
+      user: only(fixture('derpibooru_2024_profile_216494_as_array.json')),
+    });
+    expect(user).toMatchObject({ id: 216494, name: 'Joey', role: 'user', uploads_count: 802 });
+    expect(user.links).toEqual([
+      { state: 'verified', user_id: 216494, created_at: '2018-12-10T04:53:18.000Z', tag_id: 379649 },
+    ]);
+    expect(user.awards.length).toBeGreaterThan(10);
+    expect(user.awards[0]).toEqual({
+      id: 45,
+      label: 'Bendy Pony',
+      title: 'Flexible',
+      awarded_on: '2016-02-28T14:52:15.000Z',
+      image_url: 'https://derpicdn.net/badges/2016/10/14/8712887b1e0d35ef02f8cf8.svg',
+    });
+    expect(user.awards.some((a) => a.label === null)).toBe(true);
+    expect(user.awards.some((a) => a.label === '')).toBe(true);
+  });
+
+  it('GIVEN a profile with a null description and avatar, and no links or awards THEN it parses', () => {
+    const { user } = userResponseSchema.parse({
+      user: {
+        id: 1,
+        name: 'n',
+        slug: 'n',
+        created_at: '2020-01-01T00:00:00',
+        description: null,
+        avatar_url: null,
+      },
+    });
+    expect(user).toMatchObject({ description: null, avatar_url: null, links: [], awards: [] });
+    expect(user.created_at).toBe('2020-01-01T00:00:00.000Z');
+  });
+
   it('GIVEN the Derpibooru galleries THEN user/user_id read as creator/creator_id', () => {
     const { galleries } = galleriesResponseSchema.parse(
       fixture('derpibooru_2024_search_galleries_response.json'),
@@ -262,6 +300,40 @@ describe('the surprises of philomena-behaviour.md', () => {
     expect(tag).toMatchObject({ category: null, namespace: null, short_description: '', description: '' });
   });
 
+  it('GIVEN moderated bodies, a data: avatar, an anonymous author and a topic never replied to THEN they parse', () => {
+    const base = {
+      id: 1,
+      author: 'Background Pony #1A2B',
+      avatar: 'data:image/svg+xml;utf8,<svg/>',
+      body: null,
+      created_at: '2020-01-01T00:00:00',
+      updated_at: '2020-01-01T00:00:00Z',
+      edit_reason: null,
+      edited_at: null,
+      user_id: null,
+    };
+    expect(commentResponseSchema.parse({ comment: { ...base, image_id: 5 } }).comment).toMatchObject({
+      body: null,
+      user_id: null,
+      avatar: base.avatar,
+    });
+    expect(postResponseSchema.parse({ post: base }).post).toMatchObject({ body: null, edited_at: null });
+    const { topic } = topicResponseSchema.parse({
+      topic: {
+        slug: 'locked',
+        title: 'Locked',
+        post_count: 0,
+        view_count: 0,
+        sticky: false,
+        locked: true,
+        last_replied_to_at: null,
+        user_id: null,
+        author: 'Background Pony #1A2B',
+      },
+    });
+    expect(topic).toMatchObject({ last_replied_to_at: null, locked: true });
+  });
+
   it('GIVEN upstream galleries with creator/creator_id, null or missing THEN they parse the same way', () => {
     const { galleries } = galleriesResponseSchema.parse({
       galleries: [
@@ -293,7 +365,7 @@ describe('the surprises of philomena-behaviour.md', () => {
     ]);
   });
 
-  it.each(['derpibooru', 'furbooru', 'tantabus'])(
+  it.each(['derpibooru', 'furbooru', 'tantabus', 'ponybooru', 'manebooru', 'site', 'my_booru'])(
     'GIVEN an oEmbed body with %s_* fields THEN they are gathered under site',
     (prefix) => {
       const body = oembedSchema.parse({

@@ -4,7 +4,13 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRedactor } from '../../src/redact.js';
-import { createTransport, parseRetryAfter, type TransportOptions } from '../../src/philomena/transport.js';
+import { readFileSync } from 'node:fs';
+import {
+  createTransport,
+  defaultUserAgent,
+  parseRetryAfter,
+  type TransportOptions,
+} from '../../src/philomena/transport.js';
 import { createCircuitBreaker } from '../../src/philomena/breaker.js';
 import { RateLimitedError, SiteUnavailableError } from '../../src/errors.js';
 
@@ -14,7 +20,12 @@ type Step = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 interface Served {
   readonly url: string;
-  readonly requests: { method: string; url: string; headers: http.IncomingHttpHeaders }[];
+  readonly requests: {
+    method: string;
+    url: string;
+    headers: http.IncomingHttpHeaders;
+    remotePort: number | undefined;
+  }[];
   close(): Promise<void>;
 }
 
@@ -27,7 +38,12 @@ afterEach(async () => {
 async function serve(...steps: Step[]): Promise<Served> {
   const requests: Served['requests'] = [];
   const server = http.createServer((req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      remotePort: req.socket.remotePort,
+    });
     const step = steps[Math.min(requests.length - 1, steps.length - 1)];
     step?.(req, res);
   });
@@ -242,6 +258,46 @@ describe('transport', () => {
     ]);
     expect(typeof entries[0]?.ms).toBe('number');
     expect(lines.join('\n')).not.toContain(KEY);
+  });
+});
+
+describe('transport: connections, deadline, User-Agent', () => {
+  it('GIVEN sequential requests THEN they reuse keep-alive connections instead of opening one each', async () => {
+    const served = await serve(json(200, {}));
+    const { transport } = transportFor(served);
+    for (let i = 0; i < 10; i += 1) await transport.send(GET);
+    // Client ports tell the TCP connections apart. undici may open a second one while the first is being
+    // released, but ten requests never need more than two.
+    const connections = new Set(served.requests.map((r) => r.remotePort)).size;
+    expect(served.requests).toHaveLength(10);
+    expect(connections).toBeLessThanOrEqual(2);
+    expect(served.requests.every((r) => r.headers.connection !== 'close')).toBe(true);
+    await transport.close();
+  });
+
+  it('GIVEN a hanging server and an overall deadline shorter than the attempt timeout THEN the call ends at the deadline', async () => {
+    const served = await serve(() => undefined);
+    const { transport } = transportFor(served, { attemptTimeoutMs: 10_000, deadlineMs: 150 });
+    const started = performance.now();
+    const error = await transport.send(GET).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(SiteUnavailableError);
+    expect(error).toMatchObject({ reason: 'timeout' });
+    expect(elapsed).toBeLessThan(2_000);
+    await transport.close();
+  });
+
+  it('GIVEN no User-Agent option THEN the default names the project, its package.json version and what it is', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(defaultUserAgent()).toBe(`philomena-bot/${version} (Discord bot for Philomena image boards)`);
+    expect(defaultUserAgent()).not.toMatch(/github/i);
+    const served = await serve(json(200, {}));
+    const { transport } = transportFor(served);
+    await transport.send(GET);
+    expect(served.requests[0]?.headers['user-agent']).toBe(defaultUserAgent());
+    await transport.close();
   });
 });
 
