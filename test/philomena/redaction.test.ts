@@ -78,45 +78,53 @@ function everything(error: unknown, depth = 0): string {
 const forms = [KEY, encodeURIComponent(KEY), new URLSearchParams({ k: KEY }).toString().slice(2)];
 
 type Client = ReturnType<typeof createPhilomenaClient>;
-type Case = readonly [
-  name: string,
-  call: (c: Client) => Promise<unknown>,
-  options?: Partial<PhilomenaClientOptions> & { closed?: boolean },
+interface Case {
+  readonly name: string;
+  readonly call: (c: Client) => Promise<unknown>;
+  readonly options?: Partial<PhilomenaClientOptions> & { readonly closed?: boolean };
   /** Calls before the one that must fail (to open the breaker, spend the budget). */
-  before?: (c: Client) => Promise<unknown>,
-];
+  readonly before?: (c: Client) => Promise<unknown>;
+}
 
 const CASES: readonly Case[] = [
-  ['a 500 that quotes the URL', (c) => c.image(500)],
-  ['a 404 (remembered in the negative cache)', (c) => c.image(404)],
-  ['a 400 that echoes the query', (c) => c.searchImages({ q: 'x' })],
-  ['a body that breaks the schema', (c) => c.image(200)],
-  ['a body that is not JSON and starts with the key', (c) => c.image(201)],
-  ['a 429 whose Retry-After is beyond the deadline', (c) => c.image(429)],
-  ['an anti-bot 501 with a short deadline', (c) => c.image(501), { transport: { deadlineMs: 1000 } }],
-  ['a timeout', (c) => c.image(408), { transport: { attemptTimeoutMs: 30, maxAttempts: 2 } }],
-  ['a connection reset', (c) => c.image(7)],
-  ['a refused connection (undici error)', (c) => c.image(7), { closed: true }],
-  ['a 403 on the key owner filters', (c) => c.userFilters()],
-  ['a 401 on submission', (c) => c.submitImage({ url: 'https://example.test/a.png' })],
-  [
-    'an open circuit breaker',
-    (c) => c.image(500),
-    { breaker: { failureThreshold: 1 } },
-    (c) => c.image(500).catch(() => undefined),
-  ],
-  [
-    'a spent request budget',
-    (c) => c.image(404),
-    { budget: { overall: { limit: 1, windowMs: 60_000 }, maxQueue: 0 } },
-    (c) => c.image(500).catch(() => undefined),
-  ],
+  { name: 'a 500 that quotes the URL', call: (c) => c.image(500) },
+  { name: 'a 404 (remembered in the negative cache)', call: (c) => c.image(404) },
+  { name: 'a 400 that echoes the query', call: (c) => c.searchImages({ q: 'x' }) },
+  { name: 'a body that breaks the schema', call: (c) => c.image(200) },
+  { name: 'a body that is not JSON and starts with the key', call: (c) => c.image(201) },
+  { name: 'a 429 whose Retry-After is beyond the deadline', call: (c) => c.image(429) },
+  {
+    name: 'an anti-bot 501 with a short deadline',
+    call: (c) => c.image(501),
+    options: { transport: { deadlineMs: 1000 } },
+  },
+  {
+    name: 'a timeout',
+    call: (c) => c.image(408),
+    options: { transport: { attemptTimeoutMs: 30, maxAttempts: 2 } },
+  },
+  { name: 'a connection reset', call: (c) => c.image(7) },
+  { name: 'a refused connection (undici error)', call: (c) => c.image(7), options: { closed: true } },
+  { name: 'a 403 on the key owner filters', call: (c) => c.userFilters() },
+  { name: 'a 401 on submission', call: (c) => c.submitImage({ url: 'https://example.test/a.png' }) },
+  {
+    name: 'an open circuit breaker',
+    call: (c) => c.image(500),
+    options: { breaker: { failureThreshold: 1 } },
+    before: (c) => c.image(500).catch(() => undefined),
+  },
+  {
+    name: 'a spent request budget',
+    call: (c) => c.image(404),
+    options: { budget: { overall: { limit: 1, windowMs: 60_000 }, maxQueue: 0 } },
+    before: (c) => c.image(500).catch(() => undefined),
+  },
 ];
 
 describe('key redaction', () => {
   it.each(CASES)(
-    'GIVEN %s THEN neither the error (cause chain included), any log line nor the cache holds the key',
-    async (_name, call, options = {}, before) => {
+    'GIVEN $name THEN neither the error (cause chain included), any log line nor the cache holds the key',
+    async ({ call, options = {}, before }) => {
       const lines: string[] = [];
       const destination = new Writable({
         write(chunk: Buffer, _e, done) {
