@@ -8,7 +8,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 
 /**
- * `sqlite://data/cache.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`, or
+ * `sqlite://data/bot.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`, or
  * `memory://`. The SQLite file's directory is created. Anything else throws, naming the accepted forms.
  */
 export function createStore(url: string): Keyv {
@@ -17,13 +17,13 @@ export function createStore(url: string): Keyv {
   if (trimmed.startsWith('sqlite://')) {
     const file = trimmed.slice('sqlite://'.length);
     if (file === '')
-      throw new Error('the store URL sqlite:// needs a file path, e.g. sqlite://data/cache.sqlite');
+      throw new Error('the store URL sqlite:// needs a file path, e.g. sqlite://data/bot.sqlite');
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     return new Keyv({ store: new KeyvSqlite(`sqlite://${file}`) });
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(trimmed)?.[0] ?? '(none)';
   throw new Error(
-    `unsupported store URL scheme ${scheme}: use sqlite://<path> (e.g. sqlite://data/cache.sqlite) or memory://`,
+    `unsupported store URL scheme ${scheme}: use sqlite://<path> (e.g. sqlite://data/bot.sqlite) or memory://`,
   );
 }
 

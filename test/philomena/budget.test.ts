@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRequestBudget } from '../../src/philomena/budget.js';
+import {
+  createRequestBudget,
+  DEFAULT_OVERALL,
+  DEFAULT_SEARCH,
+  isSearchPath,
+} from '../../src/philomena/budget.js';
 import { SiteUnavailableError } from '../../src/errors.js';
 
 /** A clock with timers that run only when the test advances time. */
@@ -141,6 +146,26 @@ describe('request budget', () => {
     await clock.advance(1);
     await next;
     expect(done).toBe(true);
+  });
+
+  it('GIVEN the default budget THEN 20 searches go at once, the 21st waits 10 s, and a plain fetch still goes', async () => {
+    expect(DEFAULT_OVERALL).toEqual({ limit: 30, windowMs: 5_000 });
+    expect(DEFAULT_SEARCH).toEqual({ limit: 20, windowMs: 10_000 });
+    const clock = fakeClock();
+    const budget = createRequestBudget({ site: 't', ...clock });
+    for (let i = 0; i < 20; i += 1) await budget.acquire(SEARCH);
+    let searched = false;
+    const next = budget.acquire(SEARCH).then(() => (searched = true));
+    await budget.acquire(IMAGE);
+    await clock.advance(9_999);
+    expect(searched).toBe(false);
+    expect(budget.stats()).toMatchObject({ queued: 1, searchInWindow: 20 });
+    await clock.advance(1);
+    await next;
+    expect(searched).toBe(true);
+    expect(isSearchPath('/api/v1/json/search/images?q=safe')).toBe(true);
+    expect(isSearchPath('/api/v1/json/search?q=safe')).toBe(true);
+    expect(isSearchPath('/api/v1/json/images/1')).toBe(false);
   });
 
   it('GIVEN random arrivals of searches and fetches THEN neither window is ever exceeded and every call starts', async () => {

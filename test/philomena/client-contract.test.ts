@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import Keyv from 'keyv';
 import { MockAgent } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   COMMENT_IDS,
   FAKE_KEY,
@@ -609,5 +609,73 @@ describe('every URL the client hands out is absolute https', () => {
       url: 'https://derpicdn.net/img/view/2019/5/2/2028858.png',
       site: { id: 2028858, score: 1103, comments: 63 },
     });
+  });
+});
+
+describe('tags over the wire', () => {
+  const TAGS: Record<string, { name: string; aliased_tag?: string }> = {
+    'artist-colon-foo+bar': { name: 'artist:foo bar' },
+    'pinkie%27s+100%25+%231%3F': { name: "pinkie's 100% #1?" },
+    'c-plus--plus-': { name: 'c++' },
+    'loop-dash-a': { name: 'loop-a', aliased_tag: 'loop-dash-b' },
+    'loop-dash-b': { name: 'loop-b', aliased_tag: 'loop-dash-a' },
+    'chain-dash-1': { name: 'chain-1', aliased_tag: 'chain-dash-2' },
+    'chain-dash-2': { name: 'chain-2', aliased_tag: 'chain-dash-3' },
+    'chain-dash-3': { name: 'chain-3' },
+  };
+  let agent: MockAgent;
+  let requested: string[];
+  let tags: ManagedPhilomenaClient;
+
+  beforeEach(() => {
+    requested = [];
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(derpibooru.baseUrl)
+      .intercept({ path: (p: string) => p.startsWith(`${API}/tags/`) })
+      .reply(({ path }) => {
+        const encoded = path.slice(`${API}/tags/`.length);
+        requested.push(encoded);
+        const tag = TAGS[encoded];
+        if (!tag) return { statusCode: 404, data: '' };
+        const slug = decodeURIComponent(encoded);
+        return {
+          statusCode: 200,
+          data: JSON.stringify({ tag: { id: 1, slug, images: 1, aliased_tag: null, ...tag } }),
+          responseOptions: { headers: { 'content-type': 'application/json' } },
+        };
+      })
+      .persist();
+    tags = createPhilomenaClient({ site: derpibooru, dispatcher: agent });
+  });
+  afterEach(async () => {
+    await agent.close();
+  });
+
+  it.each([
+    ['artist:foo bar', 'artist-colon-foo+bar'],
+    ['artist-colon-foo+bar', 'artist-colon-foo+bar'],
+    ["pinkie's 100% #1?", 'pinkie%27s+100%25+%231%3F'],
+  ])('GIVEN the tag %j THEN the path is the slug, percent-encoded: %s', async (input, path) => {
+    await expect(tags.tag(input)).resolves.toMatchObject({ slug: decodeURIComponent(path) });
+    expect(requested).toEqual([path]);
+  });
+
+  it('GIVEN a name that also reads as a slug (c++) THEN after the 404 the name is tried as a name', async () => {
+    await expect(tags.tag('c++')).resolves.toMatchObject({ name: 'c++' });
+    expect(requested).toEqual(['c++', 'c-plus--plus-']);
+  });
+
+  it('GIVEN an alias of an alias THEN it is followed to the end', async () => {
+    await expect(tags.tag('chain-1')).resolves.toMatchObject({ name: 'chain-3' });
+    expect(requested).toEqual(['chain-dash-1', 'chain-dash-2', 'chain-dash-3']);
+  });
+
+  it('GIVEN aliases that loop THEN InvalidResponseError on tag.aliased_tag, not an endless walk', async () => {
+    const error = await tags.tag('loop-a').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ fieldPath: 'tag.aliased_tag' });
+    expect(requested).toEqual(['loop-dash-a', 'loop-dash-b']);
   });
 });

@@ -148,6 +148,14 @@ describe('client: images', () => {
     });
   });
 
+  it.each(['_score', 'random', 'random:7', 'gallery_id:1', 'wilson_score', 'first_seen_at'] as const)(
+    'GIVEN sf %s THEN it is accepted and sent as is',
+    async (sf) => {
+      await client().searchImages({ q: 'safe', sf, sd: 'desc' });
+      expect(api('/search/images')[0]?.query.get('sf')).toBe(sf);
+    },
+  );
+
   it('GIVEN random:SEED THEN the same seed gives the same order', async () => {
     const a = await client().searchImages({ q: 'safe', sf: 'random:42', perPage: 10 });
     const b = await client().searchImages({ q: 'safe', sf: 'random:42', perPage: 10 });
@@ -196,7 +204,9 @@ describe('client: reverse search', () => {
     const file = new Uint8Array(await (await request(image.representations.full)).body.arrayBuffer());
     const result = await client().reverseSearch({ file, filename: 'pic.png', contentType: 'image/png' });
     expect(result.items.map((i) => i.id)).toContain(IDS.safe);
-    expect(String(api('/search/reverse')[0]?.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    const [call] = api('/search/reverse');
+    expect(String(call?.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    expect(call?.body.toString('latin1')).toMatch(/name="image\[image\]"; filename="pic.png"/);
   });
 
   it.each([
@@ -245,6 +255,38 @@ describe('client: submit', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SiteUnavailableError);
     expect(api('/images').filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('GIVEN too few tags and no rating THEN ok:false with the typed tag_input errors, not a duplicate', async () => {
+    const result = await client({ apiKey: FAKE_KEY }).submitImage({
+      url: `${booru.url}/samples/few-tags-${Date.now()}.png`,
+      tagInput: 'pony',
+    });
+    expect(result).toEqual({
+      ok: false,
+      duplicate: false,
+      errors: { tag_input: ['must contain at least 3 tags', 'must contain at least one rating tag'] },
+    });
+  });
+
+  it('GIVEN a URL that is not an image THEN ok:false with the mime type and format errors', async () => {
+    const result = await client({ apiKey: FAKE_KEY }).submitImage({
+      url: `${booru.url}/samples/not-an-image.txt`,
+      tagInput: 'safe, pony, artist:x',
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      duplicate: false,
+      errors: { image_mime_type: ['is invalid'], image_format: ['is invalid'] },
+    });
+  });
+
+  it('GIVEN a key the site does not know THEN the 401 is a ForbiddenError', async () => {
+    const error = await client({ apiKey: 'not-the-right-key-0000' })
+      .submitImage({ url: `${booru.url}/samples/wrong-key.png`, tagInput: 'safe, pony, artist:x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ code: 'PHILOMENA_FORBIDDEN', status: 401 });
   });
 
   it('GIVEN no key THEN ForbiddenError without a request', async () => {
@@ -321,10 +363,14 @@ describe('client: comments, posts, galleries, profiles', () => {
     expect(page.total).toBeGreaterThanOrEqual(page.items.length);
   });
 
-  it('GIVEN a gallery search THEN galleries with the creator normalised', async () => {
-    const page = await client().searchGalleries({ q: '*' });
-    expect(page.items.length).toBeGreaterThan(0);
-    expect(page.items[0]).toHaveProperty('creator');
+  it('GIVEN a gallery search in either server style THEN the same galleries with creator and creator_id', async () => {
+    const derpi = await client().searchGalleries({ q: '*' });
+    expect(derpi.items.length).toBeGreaterThan(0);
+    expect(derpi.items.some((g) => g.creator !== null && g.creator_id !== null)).toBe(true);
+    expect(derpi.items[0]).not.toHaveProperty('user');
+    booru.setErrorStyle('upstream');
+    const upstream = await client().searchGalleries({ q: '*' });
+    expect(upstream.items).toEqual(derpi.items);
   });
 
   it('GIVEN a profile THEN avatar and award images are absolute', async () => {
@@ -434,6 +480,24 @@ describe('client: faults', () => {
     booru.inject({ fault: { kind: 'empty-500' } });
     await expect(client().image(IDS.safe)).rejects.toMatchObject({ reason: 'server-error', status: 500 });
     expect(booru.requests).toHaveLength(3);
+  });
+});
+
+describe('client: budget', () => {
+  it('GIVEN more distinct requests than the budget window allows THEN the extra ones queue and all succeed', async () => {
+    const c = client({ budget: { overall: { limit: 2, windowMs: 100 } } });
+    const ids = [IDS.safe, IDS.suggestive, IDS.questionable, IDS.noArtist, IDS.multiCredit];
+    const all = Promise.all(ids.map((id) => c.image(id)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(c.stats().budget.queued).toBe(3);
+    const images = await all;
+    expect(images.map((i) => i.id)).toEqual(ids);
+    expect(api('/images/')).toHaveLength(5);
+    // The third could only start once the first had left the 100 ms window.
+    const arrivals = api('/images/')
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    expect((arrivals[2] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(50);
   });
 });
 
