@@ -58,6 +58,9 @@ export function mayShow(image: Image, ageRestricted: boolean): boolean {
   return ageRestricted || isSafe(image.tags);
 }
 
+/** A whole query that is one `"quoted term"`, with `\\` escapes inside. */
+const QUOTED_TERM = /^"(?:[^"\\]|\\[\s\S])*"$/;
+
 /**
  * Whether wrapping `query` in `( ... )` keeps it inside the brackets as the board's lexer reads it.
  *
@@ -67,9 +70,13 @@ export function mayShow(image: Image, ageRestricted: boolean): boolean {
  * (never below zero, zero at the end) cannot close our bracket early, and an in-term pair cannot reach
  * past the end of the query, since no suffix of a balanced query has more `(` than `)`. With quotes or
  * backslashes the reading depends on details of the lexer, so such a query counts only if it has no
- * brackets at all (then a quote cannot span our `)`: there is no closing quote after it).
+ * brackets at all (then a quote cannot span our `)`: there is no closing quote after it), or if it is one
+ * quoted term as a whole (a tag name with brackets, `"fluttershy (g4)"`, stays one term).
  */
 function bracketsAreSafe(query: string): boolean {
+  // One quoted term (what quoteTag makes for /tag's example search): the lexer reads from its opening
+  // quote to its closing quote, the last character, so a bracket inside is text and cannot reach ours.
+  if (QUOTED_TERM.test(query)) return true;
   const hasBrackets = /[()]/.test(query);
   if (!hasBrackets) return !/\\$/.test(query.replace(/\\\\/g, ''));
   if (/["\\]/.test(query)) return false;
