@@ -47,10 +47,15 @@ export function userErrorText(error: unknown): UserErrorText {
     return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
   }
   if (error instanceof SiteUnavailableError) {
-    if (error.retryAfterMs !== undefined || error.reason === 'budget-exhausted') {
+    // Our own queue is full: the site is fine, the bot is holding back.
+    if (error.reason === 'budget-exhausted') {
       return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
     }
-    return { text: 'The site is down or not answering right now. Try again later.', expected: true };
+    // Failing (5xx, timeouts, resets) or the breaker holding calls back after such failures: say it is
+    // down, with the wait when one is known (the breaker's cool-down, a 503's Retry-After).
+    const when =
+      error.retryAfterMs === undefined ? 'Try again later.' : `Try again in ${waitText(error.retryAfterMs)}.`;
+    return { text: `The site is down or not answering right now. ${when}`, expected: true };
   }
   if (error instanceof ForbiddenError) {
     return { text: 'The site refused that request.', expected: true };

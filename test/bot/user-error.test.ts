@@ -31,10 +31,16 @@ describe('userErrorText', () => {
     [
       'an open breaker with a wait',
       new SiteUnavailableError('open', 'circuit-open', { ...ctx, retryAfterMs: 180_000 }),
-      /busy\. Try again in 3 minutes/,
+      /^The site is down or not answering right now\. Try again in 3 minutes\.$/,
       true,
     ],
     ['a timeout', new SiteUnavailableError('timeout', 'timeout', ctx), /down or not answering/, true],
+    [
+      'a 503 naming its wait',
+      new SiteUnavailableError('503', 'server-error', { ...ctx, status: 503, retryAfterMs: 45_000 }),
+      /^The site is down or not answering right now\. Try again in 45 s\.$/,
+      true,
+    ],
     ['forbidden', new ForbiddenError('403', ctx), /refused/, true],
     ['an unreadable answer', new InvalidResponseError('bad', 'images[0].id', ctx), /could not read/, false],
     ['a bug', new TypeError('x is undefined'), /^Something went wrong/, false],

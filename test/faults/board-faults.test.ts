@@ -1,0 +1,320 @@
+/**
+ * Fault suite, board side: the local Philomena misbehaves in every way the real one does (5xx, 429 with
+ * Retry-After, the anti-bot 501 HTML page, hangs, resets, bodies that are not JSON or break the schema,
+ * both styles of 404) while members use the bot through the local Discord. Each scenario checks that
+ * the interaction is acknowledged inside Discord's 3 s, the member reads a short clear text, the number
+ * of board requests stays within the client's attempts, and the same call works once the fault is gone.
+ *
+ * Client tuning: a 400 ms attempt timeout (hangs end fast), a 1 s anti-bot floor instead of 5 s, and a
+ * fixed jitter; everything else is the production default (3 attempts, 30 s deadline, breaker after 5).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
+import type { Fault } from '../fakes/philomena/index.js';
+import {
+  API,
+  acknowledgedMs,
+  boardCalls,
+  eventually,
+  outcome,
+  recordStrayErrors,
+  startFaultHarness,
+  type FaultHarness,
+} from './fault-harness.js';
+
+const ATTEMPTS = 3;
+const DOWN = /^The site is down or not answering right now\./;
+const BUSY = /^The site is busy\. Try again in /;
+const UNREADABLE = /^The site sent an answer the bot could not read\. Try again later\.$/;
+
+let h: FaultHarness;
+const stray = recordStrayErrors();
+let nextId: number = IDS.fillerFirst;
+/** An image id no earlier scenario fetched (so nothing comes from the cache). */
+const freshId = (): number => nextId++;
+
+beforeAll(async () => {
+  h = await startFaultHarness({ transport: { attemptTimeoutMs: 400, antiBotDelayMs: 1000 } });
+});
+afterAll(async () => {
+  await h.close();
+  stray.stop();
+  expect(stray.errors).toEqual([]);
+});
+afterEach(() => {
+  h.booru.clearFaults();
+  h.booru.setErrorStyle('derpibooru');
+  expect(h.discord.violations).toEqual([]);
+  expect(h.discord.mentionRisks).toEqual([]);
+  expect(h.logText()).not.toContain(FAKE_KEY);
+});
+
+/** /image <id> in the plain channel: what the member read, how many board requests it took, how long. */
+async function showImage(id: number) {
+  const mark = h.booru.requests.length;
+  const started = Date.now();
+  const handle = h.discord.sendCommand({ name: 'image', options: { id: String(id) }, channel: 'plain' });
+  const seen = await outcome(h.discord, handle);
+  return {
+    ...seen,
+    text: seen.message.content,
+    calls: boardCalls(h.booru, mark, `${API}/images/${id}`),
+    ms: Date.now() - started,
+  };
+}
+
+/** The fault ended: the same image shows as a card, with one request. */
+async function expectServiceBack(id: number): Promise<void> {
+  const back = await showImage(id);
+  expect(back.kind).toBe('card');
+  expect(JSON.stringify(back.message.embeds)).toContain(`/images/${id}`);
+  expect(back.calls).toBe(1);
+}
+
+describe('board failures that end in a message', () => {
+  it.each<[string, Fault, RegExp]>([
+    ['500 with a JSON body', { kind: 'status', status: 500 }, DOWN],
+    [
+      '502 from the proxy with HTML',
+      { kind: 'status', status: 502, body: '<h1>Bad Gateway</h1>', contentType: 'text/html' },
+      DOWN,
+    ],
+    ['an empty 500 (the anti-bot block)', { kind: 'empty-500' }, DOWN],
+    ['connection resets', { kind: 'reset' }, DOWN],
+    ['hangs past the attempt timeout', { kind: 'hang' }, DOWN],
+  ])(
+    'GIVEN %s on every attempt THEN "down", after exactly the client\'s attempts, then service is back',
+    async (_name, fault, text) => {
+      const id = freshId();
+      h.booru.inject({ fault, path: `${API}/images/${id}` });
+      const failed = await showImage(id);
+      expect(failed.kind).toBe('error');
+      expect(failed.text).toMatch(text);
+      expect(failed.calls).toBe(ATTEMPTS);
+      h.booru.clearFaults();
+      await expectServiceBack(id);
+    },
+  );
+
+  it('GIVEN a body that is not JSON THEN "could not read", not retried, and the next call works', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'malformed-json' }, path: `${API}/images/${id}`, times: 1 });
+    const failed = await showImage(id);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(UNREADABLE);
+    expect(failed.calls).toBe(1);
+    await expectServiceBack(id);
+  });
+
+  it('GIVEN JSON that breaks the schema THEN "could not read", not retried, nothing cached', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'schema-break' }, path: `${API}/images/${id}`, times: 1 });
+    const failed = await showImage(id);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(UNREADABLE);
+    expect(failed.calls).toBe(1);
+    await expectServiceBack(id);
+  });
+
+  it('GIVEN /featured and /search at once on a failing board THEN both say so, the breaker caps the requests, and service is back after its cool-down', async () => {
+    h.booru.inject({ fault: { kind: 'status', status: 503 }, path: `${API}/images/featured` });
+    h.booru.inject({ fault: { kind: 'status', status: 503 }, path: `${API}/search/images` });
+    const mark = h.booru.requests.length;
+    const featured = h.discord.sendCommand({ name: 'featured', channel: 'plain' });
+    const search = h.discord.sendCommand({ name: 'search', options: { query: 'pony' }, channel: 'plain' });
+    const [f, s] = await Promise.all([outcome(h.discord, featured), outcome(h.discord, search)]);
+    expect(f.kind).toBe('error');
+    expect(f.message.content).toMatch(DOWN);
+    expect(s.kind).toBe('error');
+    expect(s.message.content).toMatch(DOWN);
+    expect(boardCalls(h.booru, mark, `${API}/images/featured`)).toBeLessThanOrEqual(ATTEMPTS);
+    expect(boardCalls(h.booru, mark, `${API}/search/images`)).toBeLessThanOrEqual(ATTEMPTS);
+    // Five failures open the breaker (a sixth attempt may already be on its way): nothing more is sent.
+    expect(h.booru.requests.length - mark).toBeLessThanOrEqual(2 * ATTEMPTS);
+    expect(h.registry.clients()[0]?.stats().breaker).toBe('open');
+    h.booru.clearFaults();
+    h.boardClock.advance(31_000);
+    const back = await outcome(h.discord, h.discord.sendCommand({ name: 'featured', channel: 'plain' }));
+    expect(back.kind).toBe('card');
+  });
+});
+
+describe('rate limits and the anti-bot layer', () => {
+  it('GIVEN one 429 with Retry-After: 1 THEN the bot waits that second, asks again and shows the card', async () => {
+    const id = freshId();
+    h.booru.inject({
+      fault: { kind: 'rate-limit', retryAfterSeconds: 1 },
+      path: `${API}/images/${id}`,
+      times: 1,
+    });
+    const shown = await showImage(id);
+    expect(shown.kind).toBe('card');
+    expect(shown.calls).toBe(2);
+    const [first, second] = h.booru.requests.filter((r) => r.path === `${API}/images/${id}`);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('GIVEN 429 with Retry-After: 1 on every attempt THEN "busy, try again in 1 s" after the client\'s attempts', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 1 }, path: `${API}/images/${id}` });
+    const failed = await showImage(id);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(/^The site is busy\. Try again in [12] s\.$/);
+    expect(failed.calls).toBe(ATTEMPTS);
+    h.booru.clearFaults();
+    h.boardClock.advance(1_100);
+    await expectServiceBack(id);
+  });
+
+  it('GIVEN 429 with Retry-After: 120 THEN "busy, about 2 minutes" at once, the site is left alone for them, then service is back', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 120 }, path: `${API}/images/${id}` });
+    const failed = await showImage(id);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(/^The site is busy\. Try again in 2 minutes\.$/);
+    expect(failed.calls).toBe(1);
+    expect(failed.ms).toBeLessThan(2_500);
+
+    // The pause covers the whole site: another image is refused without a request.
+    const other = freshId();
+    const mark = h.booru.requests.length;
+    const paused = await showImage(other);
+    expect(paused.kind).toBe('error');
+    expect(paused.text).toMatch(/^The site is busy\. Try again in (2 minutes|1\d\d s)\.$/);
+    expect(h.booru.requests.length - mark).toBe(0);
+
+    h.booru.clearFaults();
+    h.boardClock.advance(121_000);
+    await expectServiceBack(id);
+    await expectServiceBack(other);
+  });
+
+  it('GIVEN one anti-bot 501 HTML page THEN the bot backs off, asks once more and shows the card', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'anti-bot' }, path: `${API}/images/${id}`, times: 1 });
+    const shown = await showImage(id);
+    expect(shown.kind).toBe('card');
+    expect(shown.calls).toBe(2);
+    const [first, second] = h.booru.requests.filter((r) => r.path === `${API}/images/${id}`);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('GIVEN the anti-bot 501 on every attempt THEN "busy" after the client\'s attempts, then service is back', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'anti-bot' }, path: `${API}/images/${id}` });
+    const failed = await showImage(id);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(BUSY);
+    expect(failed.calls).toBe(ATTEMPTS);
+    h.booru.clearFaults();
+    h.boardClock.advance(1_100);
+    await expectServiceBack(id);
+  });
+});
+
+describe('not found, in both error styles', () => {
+  it('GIVEN an empty 404 (Derpibooru) THEN "not found", one request, and a repeat is served from the negative cache', async () => {
+    const id = 99_000_001;
+    const first = await showImage(id);
+    expect(first.kind).toBe('error');
+    expect(first.text).toMatch(/^Not found on the site\.$/);
+    expect(first.calls).toBe(1);
+    const again = await showImage(id);
+    expect(again.text).toMatch(/^Not found on the site\.$/);
+    expect(again.calls).toBe(0);
+  });
+
+  it('GIVEN a JSON 404 (upstream Philomena) THEN "not found" as well', async () => {
+    h.booru.setErrorStyle('upstream');
+    const failed = await showImage(99_000_002);
+    expect(failed.kind).toBe('error');
+    expect(failed.text).toMatch(/^Not found on the site\.$/);
+    expect(failed.calls).toBe(1);
+  });
+
+  it('GIVEN an unknown tag in either style THEN "not found"', async () => {
+    for (const style of ['derpibooru', 'upstream'] as const) {
+      h.booru.setErrorStyle(style);
+      const handle = h.discord.sendCommand({
+        name: 'tag',
+        options: { name: `no such tag ${style}` },
+        channel: 'plain',
+      });
+      const seen = await outcome(h.discord, handle);
+      expect(seen.kind).toBe('error');
+      expect(seen.message.content).toMatch(/^Not found on the site\.$/);
+    }
+  });
+});
+
+describe('autocomplete and unfurl on a failing board', () => {
+  it.each<[string, Fault, string, string]>([
+    ['500s', { kind: 'status', status: 500 }, 'twi', 'twilight sparkle'],
+    ['hangs', { kind: 'hang' }, 'flu', 'fluttershy'],
+  ])(
+    "GIVEN %s THEN autocomplete answers in time with no choices, within the client's attempts",
+    async (_name, fault, typed, suggested) => {
+      h.booru.inject({ fault, path: `${API}/search/tags` });
+      const mark = h.booru.requests.length;
+      const linesBefore = h.logLines().length;
+      const handle = h.discord.sendAutocomplete({
+        name: 'tag',
+        options: { name: `zq${freshId()}` },
+        focused: 'name',
+        channel: 'plain',
+      });
+      expect(await acknowledgedMs(handle)).toBeLessThan(3000);
+      expect(await handle.autocompleteChoices()).toEqual([]);
+      expect(boardCalls(h.booru, mark, `${API}/search/tags`)).toBeLessThanOrEqual(ATTEMPTS);
+      // The lookup ends (failed, or abandoned at the autocomplete deadline) before the fault is lifted.
+      await eventually(
+        () =>
+          h
+            .logLines()
+            .slice(linesBefore)
+            .some((l) => l['msg'] === 'autocomplete failed' || l['msg'] === 'late autocomplete failed'),
+        10_000,
+        'the failed lookup to be logged',
+      );
+      expect(boardCalls(h.booru, mark, `${API}/search/tags`)).toBeLessThanOrEqual(ATTEMPTS);
+      h.booru.clearFaults();
+      const back = h.discord.sendAutocomplete({
+        name: 'tag',
+        options: { name: typed },
+        focused: 'name',
+        channel: 'plain',
+      });
+      // A new term: a cached answer would not tell whether the board is asked again.
+      expect((await back.autocompleteChoices()).map((c) => c.value)).toContain(suggested);
+    },
+  );
+
+  it('GIVEN a link while the board fails THEN no reply and no crash; once it is back the link unfurls', async () => {
+    const id = freshId();
+    h.booru.inject({ fault: { kind: 'status', status: 500 }, path: `${API}/images/${id}` });
+    const mark = h.booru.requests.length;
+    const linesBefore = h.logLines().length;
+    const posted = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `look ${h.booru.url}/images/${id}`,
+    });
+    await eventually(
+      () =>
+        h
+          .logLines()
+          .slice(linesBefore)
+          .some((l) => l['msg'] === 'unfurl failed'),
+      10_000,
+      'the unfurl failure to be logged',
+    );
+    expect(boardCalls(h.booru, mark, `${API}/images/${id}`)).toBe(ATTEMPTS);
+    expect(posted.replies()).toEqual([]);
+    h.booru.clearFaults();
+    const again = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `again ${h.booru.url}/images/${id}`,
+    });
+    const reply = await h.discord.waitFor(() => again.replies()[0], 10_000);
+    expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
+  });
+});
