@@ -483,6 +483,30 @@ describe('client: faults', () => {
   });
 });
 
+describe('client: circuit breaker', () => {
+  it('GIVEN the site keeps failing THEN calls stop reaching it, and after the cool-down one probe closes the breaker', async () => {
+    let time = 0;
+    booru.inject({ fault: { kind: 'empty-500' }, times: 2 });
+    const c = client({
+      now: () => time,
+      breaker: { failureThreshold: 2, coolDownMs: 30_000 },
+      transport: { maxAttempts: 1 },
+    });
+    for (const id of [IDS.safe, IDS.suggestive]) {
+      await expect(c.image(id)).rejects.toMatchObject({ reason: 'server-error' });
+    }
+    const refused = await c.image(IDS.questionable).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'PHILOMENA_UNAVAILABLE', reason: 'circuit-open' });
+    expect(booru.requests).toHaveLength(2);
+    expect(c.stats().breaker).toBe('open');
+    time += 30_000;
+    expect(c.stats().breaker).toBe('half-open');
+    await expect(c.image(IDS.questionable)).resolves.toMatchObject({ id: IDS.questionable });
+    expect(c.stats().breaker).toBe('closed');
+    expect(booru.requests).toHaveLength(3);
+  });
+});
+
 describe('client: budget', () => {
   it('GIVEN more distinct requests than the budget window allows THEN the extra ones queue and all succeed', async () => {
     const c = client({ budget: { overall: { limit: 2, windowMs: 100 } } });

@@ -133,6 +133,20 @@ describe('transport', () => {
     expect(served.requests).toHaveLength(2);
   });
 
+  it('GIVEN a 503 with Retry-After THEN the retry waits that long, not the shorter backoff', async () => {
+    const served = await serve(empty(503, { 'retry-after': '2' }), json(200, {}));
+    const { transport, delays } = transportFor(served);
+    await transport.send(GET);
+    expect(delays).toEqual([2000]);
+  });
+
+  it('GIVEN a 429 without Retry-After THEN it backs off with jitter and retries', async () => {
+    const served = await serve(empty(429), json(200, {}));
+    const { transport, delays } = transportFor(served, { baseDelayMs: 400 });
+    await expect(transport.send(GET)).resolves.toMatchObject({ status: 200, attempts: 2 });
+    expect(delays).toEqual([200]);
+  });
+
   it('GIVEN a 429 with Retry-After as an HTTP date THEN it waits until that date', async () => {
     const at = new Date(Date.now() + 4000).toUTCString();
     const served = await serve(empty(429, { 'retry-after': at }), json(200, {}));
