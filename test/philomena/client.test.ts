@@ -25,6 +25,7 @@ import {
   SiteUnavailableError,
 } from '../../src/errors.js';
 import type { Image } from '../../src/philomena/schemas.js';
+import { quoteTag } from '../../src/philomena/tags.js';
 
 let booru: FakePhilomena;
 let site: Site;
@@ -160,6 +161,15 @@ describe('client: images', () => {
     const a = await client().searchImages({ q: 'safe', sf: 'random:42', perPage: 10 });
     const b = await client().searchImages({ q: 'safe', sf: 'random:42', perPage: 10 });
     expect(a.items.map((i) => i.id)).toEqual(b.items.map((i) => i.id));
+  });
+
+  it('GIVEN tag names quoted with quoteTag THEN the search finds the tag, and quotes, commas or parentheses in a name do not break the query', async () => {
+    const found = await client().searchImages({ q: quoteTag('twilight sparkle'), perPage: 50 });
+    expect(found.items.length).toBeGreaterThan(0);
+    expect(found.items.every((i) => i.tags.includes('twilight sparkle'))).toBe(true);
+    for (const hostile of ['a "b" (c', 'x, y OR -z', 'back\\slash\\', ')']) {
+      await expect(client().searchImages({ q: quoteTag(hostile) })).resolves.toMatchObject({ total: 0 });
+    }
   });
 
   it('GIVEN an unbalanced query THEN BadQueryError with the parser message', async () => {
