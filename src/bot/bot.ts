@@ -5,6 +5,10 @@
  * Gateway close 4014 (a privileged intent not enabled for the application) would otherwise end the
  * connection for good; since only unfurling needs Message Content, the bot says so once and carries on
  * without it.
+ *
+ * Stopping is graceful when asked to be: new interactions get a short "restarting" answer and new
+ * messages are not unfurled, work in flight gets up to `graceMs` to finish (its replies need the
+ * connection, so the client is destroyed only after), then the connection closes.
  */
 import { Client, Events, GatewayCloseCodes, type ClientOptions } from 'discord.js';
 import type Keyv from 'keyv';
@@ -36,10 +40,54 @@ export interface BotDeps {
   readonly autocompleteTimeoutMs?: number;
 }
 
+export interface StopOptions {
+  /** How long work in flight may take to finish before the connection closes anyway. Default 0. */
+  readonly graceMs?: number;
+}
+
+export interface StopResult {
+  /** Interactions and unfurls still running when the connection closed (0: everything finished). */
+  readonly unfinished: number;
+}
+
 export interface Bot {
   /** Logs in, waits until ready, registers commands if they changed. Rejects if Discord refuses the login. */
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops taking new work, lets work in flight finish (bounded by `graceMs`), then disconnects. */
+  stop(options?: StopOptions): Promise<StopResult>;
+  /** Interactions and unfurls being handled right now. */
+  readonly inFlight: number;
+}
+
+/** Counts running handlers and tells when none is left. */
+function createInFlightTracker() {
+  const running = new Set<Promise<unknown>>();
+  let onIdle: (() => void) | undefined;
+  return {
+    get size() {
+      return running.size;
+    },
+    track(work: Promise<unknown>): void {
+      running.add(work);
+      const done = (): void => {
+        running.delete(work);
+        if (running.size === 0) onIdle?.();
+      };
+      work.then(done, done);
+    },
+    /** Resolves with how many are still running once all finished or `timeoutMs` passed. */
+    async idle(timeoutMs: number): Promise<number> {
+      if (running.size === 0 || timeoutMs <= 0) return running.size;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        onIdle = resolve;
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(timer);
+      onIdle = undefined;
+      return running.size;
+    },
+  };
 }
 
 export const DISALLOWED_INTENTS_LINE =
@@ -69,8 +117,18 @@ export function createBot(deps: BotDeps): Bot {
     ...(deps.autocompleteTimeoutMs === undefined
       ? {}
       : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
+    commandRateLimit: config.commandRateLimit,
   });
-  const unfurl = createUnfurlHandler({ sites, registry: deps.registry, settings, logger });
+  const unfurl = createUnfurlHandler({
+    sites,
+    registry: deps.registry,
+    settings,
+    logger,
+    rateLimit: config.unfurlRateLimit,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  const inFlight = createInFlightTracker();
+  let draining = false;
 
   let unfurlOn = config.unfurl;
   let client: Client | undefined;
@@ -91,11 +149,13 @@ export function createBot(deps: BotDeps): Bot {
       ...deps.clientOptions,
     });
     made.on(Events.InteractionCreate, (interaction) => {
-      void router.handle(interaction);
+      // Tracked even while draining: the "restarting" answer must go out before the connection closes.
+      inFlight.track(router.handle(interaction));
     });
     if (unfurlOn) {
       made.on(Events.MessageCreate, (message) => {
-        void unfurl(message);
+        if (draining) return;
+        inFlight.track(unfurl(message));
       });
     }
     made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
@@ -173,18 +233,33 @@ export function createBot(deps: BotDeps): Bot {
   }
 
   return {
+    get inFlight() {
+      return inFlight.size;
+    },
     async start() {
       stopped = false;
+      draining = false;
+      router.setAccepting(true);
       await connect();
       if (client) await register(client);
       logger.info({ unfurl: unfurlOn, site: config.site.id, user: client?.user?.id }, 'bot ready');
     },
-    async stop() {
+    async stop(options = {}) {
+      draining = true;
+      router.setAccepting(false);
+      const graceMs = options.graceMs ?? 0;
+      const waiting = inFlight.size;
+      if (waiting > 0 && graceMs > 0) logger.info({ inFlight: waiting, graceMs }, 'finishing work in flight');
+      const unfinished = await inFlight.idle(graceMs);
+      if (unfinished > 0 && graceMs > 0) {
+        logger.warn({ unfinished, graceMs }, 'work still in flight when the grace period ended');
+      }
       stopped = true;
       const current = client;
       client = undefined;
       readyClient = undefined;
       await current?.destroy();
+      return { unfinished };
     },
   };
 }

@@ -3,6 +3,12 @@
  * resolved per interaction, and the acknowledgement made before any handler runs (so every interaction is
  * answered within Discord's 3 s). Failures meet one handler that maps them to a short ephemeral text.
  * Nothing here throws out: a reply that cannot be sent (expired token, Discord 5xx) is logged.
+ *
+ * Abuse limits are checked here, before any board call: commands per member (COMMAND_RATE_LIMIT), and
+ * two apart from it over the same window, so paging through results does not use up a member's commands:
+ * buttons at BUTTON_FACTOR times the command limit and autocomplete (one call per keystroke pause) at
+ * AUTOCOMPLETE_FACTOR times. Over the limit, a command or button gets a short ephemeral answer with
+ * when to try again; autocomplete simply gets no choices.
  */
 import {
   MessageFlags,
@@ -13,6 +19,7 @@ import {
   type Interaction,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
+import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type {
@@ -24,6 +31,7 @@ import type {
   MessageCommand,
   SiteDirectory,
 } from './command.js';
+import { createKeyedLimiter, type KeyedLimiter } from './cooldown.js';
 import { decodeCustomId } from './custom-id.js';
 import { NO_MENTIONS } from './render/index.js';
 import type { GuildSettings } from './settings.js';
@@ -42,10 +50,40 @@ export interface RouterDeps {
   readonly now?: () => number;
   /** How long autocomplete may take before the router answers with no choices; default 2200 ms. */
   readonly autocompleteTimeoutMs?: number;
+  /** Commands per member; undefined means no limit (buttons and autocomplete then have none either). */
+  readonly commandRateLimit?: RateLimit | undefined;
 }
 
 export interface InteractionRouter {
   handle(interaction: Interaction): Promise<void>;
+  /**
+   * When false, every new interaction gets a short "restarting" answer instead of running (autocomplete:
+   * no choices); work already started runs on. True (the default) takes work again.
+   */
+  setAccepting(accepting: boolean): void;
+}
+
+export const BUTTON_FACTOR = 3;
+export const AUTOCOMPLETE_FACTOR = 10;
+export const RESTARTING_TEXT = 'The bot is restarting. Try again in a moment.';
+
+/** Discord's relative timestamp (`in 5 seconds`), rounded up so it never says "now" too early. */
+export function tryAgainText(what: string, retryAfterMs: number, wallClockMs = Date.now()): string {
+  const at = Math.ceil((wallClockMs + retryAfterMs) / 1000);
+  return `You are ${what} too quickly. Try again <t:${at}:R>.`;
+}
+
+interface Limiters {
+  readonly command: KeyedLimiter;
+  readonly button: KeyedLimiter;
+  readonly autocomplete: KeyedLimiter;
+}
+
+function createLimiters(rate: RateLimit | undefined, now: () => number): Limiters | undefined {
+  if (rate === undefined) return undefined;
+  const make = (factor: number) =>
+    createKeyedLimiter({ limit: rate.limit * factor, windowMs: rate.windowMs, now });
+  return { command: make(1), button: make(BUTTON_FACTOR), autocomplete: make(AUTOCOMPLETE_FACTOR) };
 }
 
 /** How the router acknowledged an interaction: decides how an error is shown. */
@@ -79,6 +117,8 @@ export function fitChoices(
 export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
   const now = deps.now ?? Date.now;
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
+  const limiters = createLimiters(deps.commandRateLimit, now);
+  let accepting = true;
   const chat = new Map<string, ChatCommand>();
   const message = new Map<string, MessageCommand>();
   const buttons = new Map<string, ButtonHandler>();
@@ -247,7 +287,57 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
     }
   }
 
+  /** An ephemeral one-line answer in place of running anything; a failure to send it is only logged. */
+  async function answerBriefly(
+    interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ButtonInteraction,
+    text: string,
+    logger: Logger,
+  ): Promise<void> {
+    try {
+      await interaction.reply({ content: text, allowedMentions: NO_MENTIONS, flags: MessageFlags.Ephemeral });
+    } catch (error) {
+      logger.warn({ err: error }, 'could not answer briefly');
+    }
+  }
+
+  /** True when the interaction was answered here (shutting down, or over its member's limit). */
+  async function turnedAway(interaction: Interaction, logger: Logger): Promise<boolean> {
+    const kind = interaction.isAutocomplete()
+      ? 'autocomplete'
+      : interaction.isButton()
+        ? 'button'
+        : interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand()
+          ? 'command'
+          : undefined;
+    if (kind === undefined) return false;
+    let text: string;
+    if (!accepting) {
+      logger.info('interaction turned away: shutting down');
+      text = RESTARTING_TEXT;
+    } else {
+      const taken = limiters?.[kind].take(interaction.user.id);
+      if (taken === undefined || taken.ok) return false;
+      logger.debug({ kind, retryAfterMs: taken.retryAfterMs }, 'member over the rate limit');
+      text = tryAgainText(kind === 'button' ? 'clicking' : 'using commands', taken.retryAfterMs);
+    }
+    if (interaction.isAutocomplete()) {
+      await interaction.respond([]).catch((error: unknown) => {
+        logger.debug({ err: error }, 'could not answer autocomplete');
+      });
+    } else if (
+      interaction.isChatInputCommand() ||
+      interaction.isMessageContextMenuCommand() ||
+      interaction.isButton()
+    ) {
+      await answerBriefly(interaction, text, logger);
+    }
+    return true;
+  }
+
   return {
+    setAccepting(value) {
+      accepting = value;
+    },
     async handle(interaction) {
       const name =
         interaction.isChatInputCommand() || interaction.isContextMenuCommand() || interaction.isAutocomplete()
@@ -261,6 +351,7 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
         command: name,
       });
       try {
+        if (await turnedAway(interaction, logger)) return;
         if (interaction.isChatInputCommand()) {
           const command = chat.get(interaction.commandName);
           if (command) await handleChat(interaction, command, logger);

@@ -4,12 +4,18 @@
  * the author fenced off are left alone: inside code, inside `<...>` (Discord's own "no preview" marker)
  * and inside `||spoilers||` (a preview would show what the author hid). Board errors are logged, never
  * replied: a chat full of "site is down" replies would be worse than silence.
+ *
+ * Each server (each DM channel outside servers) has a budget of cards per window (UNFURL_RATE_LIMIT), so
+ * one member pasting a hundred links a minute cannot make a hundred board calls. Links over it are
+ * skipped without a word (a notice would be spam of its own) and logged at debug.
  */
 import { PermissionFlagsBits, type Message } from 'discord.js';
+import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ImageLink } from '../philomena/links.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { SiteDirectory } from './command.js';
+import { createKeyedLimiter } from './cooldown.js';
 import { buttonRow, revealButton, showImage } from './image-cards.js';
 import { fitEmbeds } from './render/index.js';
 import type { GuildSettings } from './settings.js';
@@ -45,20 +51,52 @@ export interface UnfurlDeps {
   readonly registry: ClientRegistry;
   readonly settings: GuildSettings;
   readonly logger: Logger;
+  /** Cards per server (or DM channel); undefined means no limit. */
+  readonly rateLimit?: RateLimit | undefined;
+  readonly now?: () => number;
 }
 
 export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Promise<void> {
+  const budget =
+    deps.rateLimit === undefined
+      ? undefined
+      : createKeyedLimiter({
+          limit: deps.rateLimit.limit,
+          windowMs: deps.rateLimit.windowMs,
+          ...(deps.now === undefined ? {} : { now: deps.now }),
+        });
+
+  /** The links to show: at most UNFURL_MAX_CARDS, each taking one card of the place's budget. */
+  function linksToShow(links: readonly ImageLink[], place: string, logger: Logger): ImageLink[] {
+    const capped = links.slice(0, UNFURL_MAX_CARDS);
+    if (budget === undefined) return capped;
+    const shown: ImageLink[] = [];
+    for (const link of capped) {
+      const taken = budget.take(place);
+      if (!taken.ok) {
+        logger.debug(
+          { skipped: capped.length - shown.length, retryAfterMs: taken.retryAfterMs },
+          'unfurl budget of this place used up; links skipped',
+        );
+        break;
+      }
+      shown.push(link);
+    }
+    return shown;
+  }
+
   return async function unfurl(message: Message): Promise<void> {
     if (message.author.bot || message.webhookId !== null || message.system) return;
     const links = extractUnfurlLinks(message.content, deps.sites.recogniseLinks);
     if (links.length === 0) return;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
+    const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
+    if (shown.length === 0) return;
     try {
       const view = await resolveView(
         { guildId: message.guildId, channel: message.channel },
         { settings: deps.settings, sites: deps.sites },
       );
-      const shown = links.slice(0, UNFURL_MAX_CARDS);
       const results = await Promise.allSettled(
         shown.map((link) =>
           showImage(deps.registry.client(link.site), link.imageId, view.forSite(link.site), logger),

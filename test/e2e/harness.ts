@@ -3,6 +3,9 @@
  * and the bot built by the same `createBot` main.ts uses, with its log lines kept in memory. Every test
  * file starts one per test (or per suite) and closes it; `restart()` swaps in a fresh bot on the same
  * store, as a process restart would.
+ *
+ * The abuse limits (COMMAND_RATE_LIMIT, UNFURL_RATE_LIMIT) are off unless a test sets them in `env`, so
+ * suites that send many commands as one member test what they mean to test.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,11 @@ import type Keyv from 'keyv';
 import { createBot, type Bot, type BotDeps } from '../../src/bot/bot.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
+import {
+  createClientRegistry,
+  type ClientRegistry,
+  type ClientRegistryOptions,
+} from '../../src/philomena/registry.js';
 import { closeStore, createStore } from '../../src/store.js';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/discord/index.js';
 import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
@@ -26,7 +33,9 @@ export interface HarnessOptions {
   readonly withKey?: boolean;
   /** Start the bot right away (default true). */
   readonly start?: boolean;
-  readonly bot?: Partial<Pick<BotDeps, 'autocompleteTimeoutMs' | 'now' | 'clientOptions'>>;
+  readonly bot?: Partial<Pick<BotDeps, 'autocompleteTimeoutMs' | 'now' | 'clientOptions' | 'commands'>>;
+  /** Registry tuning (budget, breaker, transport ...), applied to every registry the harness makes. */
+  readonly registry?: Omit<Partial<ClientRegistryOptions>, 'defaultSite' | 'apiKey' | 'cache' | 'logger'>;
 }
 
 export interface Harness {
@@ -59,6 +68,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(withKey ? { BOORU_API_KEY: FAKE_KEY } : {}),
     STORE_URL: storeUrl,
     LOG_LEVEL: 'debug',
+    COMMAND_RATE_LIMIT: 'off',
+    UNFURL_RATE_LIMIT: 'off',
     ...options.env,
   });
   const lines: string[] = [];
@@ -75,6 +86,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   function makeRegistry(): ClientRegistry {
     return createClientRegistry({
+      ...options.registry,
       defaultSite: config.site,
       ...(config.booruApiKey === undefined ? {} : { apiKey: config.booruApiKey }),
       cache: store,
@@ -91,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
       ...(options.bot?.now === undefined ? {} : { now: options.bot.now }),
       ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
+      ...(options.bot?.commands === undefined ? {} : { commands: options.bot.commands }),
     });
   }
 
