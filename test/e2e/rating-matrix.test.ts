@@ -1,9 +1,15 @@
 /**
- * The rating rule end to end: a picture (or tags, or description) only for images rated exactly `safe`,
- * except in age-restricted channels and their threads. DMs are never age-restricted. The Everything
- * filter is set so that no spoiler gets in the way of the rule under test.
+ * The rating rule end to end: every rating the local Philomena has × every kind of channel × (/image and
+ * an unfurled link). A picture, tags or a description only for images rated exactly `safe`, except in
+ * age-restricted channels and their threads; DMs are never age-restricted. Every card, whatever the gate,
+ * credits the artist, lists the source and links to the image page.
+ *
+ * The bot's default filter is Everything (BOORU_FILTER_ID), so no spoiler gets in the way of the rule under
+ * test. The last block switches the server to the Default filter (hides explicit and grotesque, spoilers
+ * questionable): single images the filter hides or spoilers come back `spoilered`, so they show no picture
+ * even in age-restricted channels, with a Reveal button; DMs keep the bot's default filter.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelTarget, RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { startHarness, type Harness } from './harness.js';
@@ -15,61 +21,118 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
+afterEach(() => {
+  expect(h.discord.violations).toEqual([]);
+  expect(h.discord.mentionRisks).toEqual([]);
+});
 
 const CHANNELS = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'] as const;
-const IMAGES = [
-  ['safe', IDS.safe],
-  ['suggestive', IDS.suggestive],
-  ['explicit', IDS.explicit],
-  ['no rating', IDS.noRating],
-] as const;
+type Channel = (typeof CHANNELS)[number];
 
-function allowed(channel: (typeof CHANNELS)[number], rating: string): boolean {
-  return rating === 'safe' || channel === 'ageRestricted' || channel === 'threadInAgeRestricted';
+/** [name, id, the Rating field as the card words it, the credited artist]. */
+const IMAGES = [
+  ['safe', IDS.safe, 'safe', 'fake artist'],
+  ['suggestive', IDS.suggestive, 'suggestive', 'fake artist'],
+  ['questionable', IDS.questionable, 'questionable', 'fake artist'],
+  ['explicit', IDS.explicit, 'explicit', 'fake artist'],
+  ['semiGrimdark', IDS.semiGrimdark, 'semi-grimdark', 'grim artist'],
+  ['grimdark', IDS.grimdark, 'grimdark', 'grim artist'],
+  ['grotesque', IDS.grotesque, 'grotesque', 'grim artist'],
+  ['questionableGrimdark', IDS.questionableGrimdark, 'questionable, grimdark', 'grim artist'],
+  ['suggestiveSemiGrimdark', IDS.suggestiveSemiGrimdark, 'suggestive, semi-grimdark', 'grim artist'],
+  ['noRating', IDS.noRating, 'no rating tag', 'fake artist'],
+] as const;
+type ImageCase = (typeof IMAGES)[number];
+
+interface Embed {
+  title?: string;
+  url?: string;
+  description?: string;
+  image?: { url?: string };
+  thumbnail?: { url?: string };
+  fields?: { name: string; value: string }[];
 }
 
-function channelOf(channel: (typeof CHANNELS)[number]): ChannelTarget {
+function ageRestricted(channel: Channel): boolean {
+  return channel === 'ageRestricted' || channel === 'threadInAgeRestricted';
+}
+
+function channelOf(channel: Channel): ChannelTarget {
   return channel === 'dm' ? h.discord.dmChannelId : channel;
 }
 
-function picture(message: RecordedMessage): unknown {
-  const embed = message.embeds[0] as { image?: { url?: string }; thumbnail?: { url?: string } } | undefined;
-  return embed?.image?.url ?? embed?.thumbnail?.url;
+function embedOf(message: RecordedMessage): Embed {
+  expect(message.embeds).toHaveLength(1);
+  return message.embeds[0] as Embed;
 }
 
-const cases = CHANNELS.flatMap((channel) => IMAGES.map(([rating, id]) => [channel, rating, id] as const));
+function field(embed: Embed, name: string | RegExp): string | undefined {
+  return embed.fields?.find((f) => (typeof name === 'string' ? f.name === name : name.test(f.name)))?.value;
+}
 
-describe('rating matrix', () => {
+function customIds(message: RecordedMessage): string[] {
+  return message.components.flatMap((row) => {
+    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
+    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
+  });
+}
+
+/** What every card shows, whatever its gate: the canonical link, the credit, the source, the rating. */
+function expectCredited(embed: Embed, [, id, words, artist]: ImageCase): void {
+  expect(embed.title).toBe(`#${id}`);
+  expect(embed.url).toBe(`${h.booru.url}/images/${id}`);
+  expect(field(embed, 'Credit')).toMatch(new RegExp(`^\\*\\*Artist:\\*\\* \\[${artist}\\]\\(`));
+  expect(field(embed, 'Source')).toBe(`<https://www.deviantart.com/fake/art/image-${id}>`);
+  expect(field(embed, 'Rating')).toBe(words);
+}
+
+/** The rule itself: picture, tags and description only where the image may be shown. */
+function expectGated(embed: Embed, channel: Channel, image: ImageCase): void {
+  const [name] = image;
+  if (name === 'safe' || ageRestricted(channel)) {
+    expect(embed.image?.url).toMatch(/\/img\//);
+    // Tags with the rating first (an image without a rating tag simply lists its tags).
+    const first = image[2] === 'no rating tag' ? 'artist:fake artist' : image[2].split(', ')[0];
+    expect(field(embed, /^Tags \(/)?.startsWith(`${first},`)).toBe(true);
+    if (name === 'safe') expect(embed.description).toContain('A calm picture of Twilight reading.');
+  } else {
+    expect(embed.image).toBeUndefined();
+    expect(embed.thumbnail).toBeUndefined();
+    expect(field(embed, /^Tags/)).toBeUndefined();
+    expect(embed.description).toMatch(/can only be shown in age-restricted channels\.$/);
+  }
+}
+
+const cases = CHANNELS.flatMap((channel) => IMAGES.map((image) => [channel, image[0], image] as const));
+
+describe('rating matrix under the Everything filter', () => {
   it.each(cases)(
-    'GIVEN /image in %s of a %s image THEN the picture shows only where allowed',
-    async (channel, rating, id) => {
+    'GIVEN /image in %s of a %s image THEN the picture, tags and description show only where allowed, and the card is credited',
+    async (channel, _name, image) => {
       const reply = await h.discord
-        .sendCommand({ name: 'image', options: { id: String(id) }, channel: channelOf(channel) })
+        .sendCommand({ name: 'image', options: { id: String(image[1]) }, channel: channelOf(channel) })
         .finalReply();
-      expect(reply.embeds).toHaveLength(1);
-      if (allowed(channel, rating)) expect(picture(reply)).toBeDefined();
-      else {
-        expect(picture(reply)).toBeUndefined();
-        // The credit and the link stay: the card still says where the image is.
-        expect(JSON.stringify(reply.embeds[0])).toContain(`/images/${id}`);
-      }
-      expect(h.discord.violations).toEqual([]);
+      const embed = embedOf(reply);
+      expectCredited(embed, image);
+      expectGated(embed, channel, image);
+      expect(customIds(reply)).toEqual([]);
+      expect(reply.allowedMentions).toEqual({ parse: [] });
     },
   );
 
   it.each(cases)(
     'GIVEN a link posted in %s to a %s image THEN the unfurl follows the same rule',
-    async (channel, rating, id) => {
+    async (channel, _name, image) => {
       const posted = await h.discord.sendMessage({
         channel: channelOf(channel),
-        content: `look ${h.booru.url}/images/${id}`,
+        content: `look ${h.booru.url}/images/${image[1]}`,
       });
-      const reply = await h.discord.waitFor(() => posted.replies()[0]);
-      expect(reply.embeds).toHaveLength(1);
-      if (allowed(channel, rating)) expect(picture(reply)).toBeDefined();
-      else expect(picture(reply)).toBeUndefined();
+      const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+      const embed = embedOf(reply);
+      expectCredited(embed, image);
+      expectGated(embed, channel, image);
+      expect(customIds(reply)).toEqual([]);
       expect(reply.allowedMentions).toEqual({ parse: [], replied_user: false });
-      expect(h.discord.violations).toEqual([]);
     },
   );
 
@@ -80,5 +143,114 @@ describe('rating matrix', () => {
     expect(reply.content).toMatch(/No images matched/);
     const q = h.booru.requests.filter((r) => r.path.endsWith('/search/images')).at(-1);
     expect(q?.query.get('q')).toBe('(explicit), safe');
+  });
+});
+
+describe('under the Default filter (set for the server)', () => {
+  beforeAll(async () => {
+    const set = await h.discord
+      .sendCommand({
+        name: 'settings',
+        subcommand: 'filter',
+        options: { filter_id: FILTER_IDS.default },
+        channel: 'plain',
+        userId: h.discord.guild.ownerId,
+      })
+      .finalReply();
+    expect(set.content).toContain('Default');
+  });
+
+  const byName = (name: ImageCase[0]): ImageCase => IMAGES.find((image) => image[0] === name)!;
+
+  /** [channel, image, how the Default filter treats it in the card's words]. */
+  const SPOILERED = [
+    ['ageRestricted', 'explicit', 'hidden by the filter “Default” for **explicit**'],
+    ['ageRestricted', 'grotesque', 'hidden by the filter “Default” for **grotesque**'],
+    ['threadInAgeRestricted', 'questionable', 'spoilered by the filter “Default” for **questionable**'],
+    [
+      'threadInAgeRestricted',
+      'questionableGrimdark',
+      'spoilered by the filter “Default” for **questionable**',
+    ],
+  ] as const;
+
+  it.each(SPOILERED)(
+    'GIVEN /image in %s of a %s image THEN it is spoilered: no picture, no tags, the filter tag named, a Reveal button',
+    async (channel, name, why) => {
+      const image = byName(name);
+      const before = h.booru.requests.length;
+      const reply = await h.discord
+        .sendCommand({ name: 'image', options: { id: String(image[1]) }, channel })
+        .finalReply();
+      const embed = embedOf(reply);
+      expectCredited(embed, image);
+      expect(embed.image).toBeUndefined();
+      expect(field(embed, /^Tags/)).toBeUndefined();
+      expect(embed.description).toContain(why);
+      expect(customIds(reply)).toHaveLength(1);
+      expect(customIds(reply)[0]).toMatch(new RegExp(`^img:reveal:[^:]+:${image[1]}$`));
+      const asked = h.booru.requests.slice(before).find((r) => r.path.endsWith(`/images/${image[1]}`));
+      expect(asked?.query.get('filter_id')).toBe(String(FILTER_IDS.default));
+    },
+  );
+
+  it.each([
+    ['ageRestricted', 'suggestive'],
+    ['ageRestricted', 'grimdark'],
+    ['plain', 'safe'],
+  ] as const)(
+    'GIVEN /image in %s of a %s image the filter leaves alone THEN the full card',
+    async (channel, name) => {
+      const image = byName(name);
+      const reply = await h.discord
+        .sendCommand({ name: 'image', options: { id: String(image[1]) }, channel })
+        .finalReply();
+      const embed = embedOf(reply);
+      expectCredited(embed, image);
+      expectGated(embed, channel, image);
+      expect(customIds(reply)).toEqual([]);
+    },
+  );
+
+  it('GIVEN a link to an explicit image in a plain channel THEN the rating rule wins: minimal card, no Reveal', async () => {
+    const image = byName('explicit');
+    const posted = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `${h.booru.url}/images/${image[1]}`,
+    });
+    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const embed = embedOf(reply);
+    expectCredited(embed, image);
+    expectGated(embed, 'plain', image);
+    expect(customIds(reply)).toEqual([]);
+  });
+
+  it('GIVEN a link to a grotesque image in an age-restricted thread THEN the unfurl is spoilered with a Reveal button', async () => {
+    const image = byName('grotesque');
+    const posted = await h.discord.sendMessage({
+      channel: 'threadInAgeRestricted',
+      content: `${h.booru.url}/images/${image[1]}`,
+    });
+    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const embed = embedOf(reply);
+    expectCredited(embed, image);
+    expect(embed.image).toBeUndefined();
+    expect(embed.description).toContain('hidden by the filter “Default” for **grotesque**');
+    expect(customIds(reply)).toHaveLength(1);
+    expect(customIds(reply)[0]).toMatch(/^img:reveal:/);
+  });
+
+  it('GIVEN a DM THEN the server\u2019s filter does not apply: the bot\u2019s default filter (Everything) does', async () => {
+    const before = h.booru.requests.length;
+    const reply = await h.discord
+      .sendCommand({
+        name: 'image',
+        options: { id: String(IDS.spoilerTagged) },
+        channel: h.discord.dmChannelId,
+      })
+      .finalReply();
+    expect(embedOf(reply).image?.url).toMatch(/\/img\//);
+    const asked = h.booru.requests.slice(before).find((r) => r.path.endsWith(`/images/${IDS.spoilerTagged}`));
+    expect(asked?.query.get('filter_id')).toBe(String(FILTER_IDS.everything));
   });
 });
