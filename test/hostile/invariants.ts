@@ -102,7 +102,8 @@ const MENTION = /@(?:everyone|here)|<@!?\d+>|<@&\d+>|<#\d+>/i;
  * neutralise mentions with a zero-width space, which holds either way.
  */
 export function mentionProblems(path: string, text: string): string[] {
-  const unescaped = text.replace(/\\([\s\S])/g, '$1');
+  // Backslashes inside code are text, so the unescaped reading skips code.
+  const unescaped = withoutCode(text).replace(/\\([\s\S])/g, '$1');
   if (MENTION.test(text)) return [`${path} holds a mention: ${show(text)}`];
   if (MENTION.test(unescaped)) return [`${path} holds a mention once unescaped: ${show(text)}`];
   return [];
@@ -136,16 +137,28 @@ export function messageMentionProblems(body: unknown): string[] {
 }
 
 /**
+ * `text` without code blocks and unescaped inline code: Discord shows their content as typed, never as
+ * a link or a mention.
+ */
+export function withoutCode(text: string): string {
+  return text.replace(/```[\s\S]*?```/g, ' ').replace(/(^|[^\\])(`+)(?!`)[\s\S]*?[^`]\2(?!`)/g, '$1 ');
+}
+
+/**
  * Every `http://` URL in any string of `value` (masked link targets, `<autolinks>`, bare URLs, embed and
  * image URLs alike). Board text escapes the colon (`http\://`), which Discord shows as text, not a link,
- * so only an unescaped `http://` counts. `allowedOrigins` are left out (the local Philomena has no TLS,
+ * so only an unescaped `http://` counts, and none inside code. `allowedOrigins` are left out (the local Philomena has no TLS,
  * so its own links stay http by design).
  */
 export function httpProblems(value: unknown, allowedOrigins: readonly string[] = []): string[] {
   const problems: string[] = [];
   walkStrings(value, (path, text) => {
-    let rest = text;
+    // URL-valued fields are checked whole by embedUrlProblems (an https URL may hold `http://` in its path).
+    if (/\.(?:url|icon_url|proxy_url)$/.test(path)) return;
+    let rest = withoutCode(text);
     for (const origin of allowedOrigins) rest = rest.split(origin).join('');
+    // An https URL is one link however its path reads (`<https://a.test/http://b>`).
+    rest = rest.replace(/https:\/\/[^\s<>()]*/gi, ' ');
     if (/http:\/\//i.test(rest)) problems.push(`${path} shows an http: URL: ${show(text)}`);
   });
   return problems;

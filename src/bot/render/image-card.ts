@@ -26,8 +26,10 @@ import {
   boardMarkdownToDiscord,
   escapeInline,
   maskedLink,
+  neutraliseMentions,
   truncate,
   truncateMarkdown,
+  wellFormed,
 } from './markdown.js';
 
 export type Gate = 'full' | 'rating-restricted' | 'spoilered' | 'processing' | 'deleted' | 'merged';
@@ -132,7 +134,7 @@ function creditField(image: VisibleImage, site: Site): APIEmbedField {
     if (names.length === 0) continue;
     const label = names.length === 1 ? labels[0] : labels[1];
     const links = names.map((credit) =>
-      maskedLink(escapeInline(truncate(credit.name, 80)), tagPageUrl(site, credit.tag)),
+      maskedLink(escapeInline(truncate(credit.name, 80)), tagPageUrl(site, wellFormed(credit.tag))),
     );
     // Each role line gets its share of the field, so a crowd of prompters cannot push out the artist.
     const budget = Math.floor(EMBED_FIELD_VALUE_MAX / CREDIT_NAMESPACES.length) + 200;
@@ -241,9 +243,10 @@ export function pictureOf(image: VisibleImage, site: Site): { picture: string | 
   return { picture, video: null };
 }
 
+/** Footers show text as typed (no Markdown), so only mentions are neutralised. */
 function footer(ctx: CardContext): { text: string } {
   const extra = ctx.footerExtra?.trim();
-  return { text: extra ? `${ctx.site.name} · ${extra}` : ctx.site.name };
+  return { text: neutraliseMentions(extra ? `${ctx.site.name} · ${extra}` : ctx.site.name) };
 }
 
 /** The filter's tags that hit the image (ids and names align: the server builds both from one list). */

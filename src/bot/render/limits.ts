@@ -40,6 +40,11 @@ function okUrl(url: string | undefined): url is string {
   return url !== undefined && url.length <= EMBED_URL_MAX && /^(?:https?:\/\/|attachment:\/\/)/i.test(url);
 }
 
+/** Discord trims field text and refuses it blank (a board category of `"\t"`): a stand-in then. */
+function orEmptyField(text: string): string {
+  return text.trim() === '' ? EMPTY_FIELD : text;
+}
+
 /** One embed within every per-embed limit (the total is handled by {@link fitEmbeds}). */
 function fitOne(embed: APIEmbed): APIEmbed {
   const out: APIEmbed = { ...embed };
@@ -67,8 +72,8 @@ function fitOne(embed: APIEmbed): APIEmbed {
   if (out.fields) {
     out.fields = out.fields.slice(0, EMBED_FIELDS_MAX).map((field): APIEmbedField => ({
       ...field,
-      name: fit(field.name, EMBED_FIELD_NAME_MAX) || EMPTY_FIELD,
-      value: fit(field.value, EMBED_FIELD_VALUE_MAX) || EMPTY_FIELD,
+      name: orEmptyField(fit(field.name, EMBED_FIELD_NAME_MAX)),
+      value: orEmptyField(fit(field.value, EMBED_FIELD_VALUE_MAX)),
     }));
   }
   return out;

@@ -24,6 +24,14 @@ export function neutraliseMentions(text: string): string {
   return text.replace(/@(?=everyone|here)/gi, `@${ZWSP}`).replace(/<(?=[@#/:]|a:|t:|id:)/gi, `<${ZWSP}`);
 }
 
+/**
+ * `text` with lone surrogates replaced by U+FFFD. A board's JSON may carry them (`"\\ud83d"` is valid
+ * JSON), and `encodeURIComponent` throws on them, so text on its way into a URL passes through here.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 /** Characters that format anywhere in a line: bold/italic, underline, strike, code, spoilers, links. */
 const INLINE_SPECIAL = /[\\*_~`|[\]<]/g;
 

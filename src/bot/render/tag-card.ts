@@ -10,7 +10,14 @@ import { httpsUrl, imagePageUrl, tagPageUrl } from '../../philomena/urls.js';
 import { mayShow } from '../safety.js';
 import { pictureOf, joinWithin, NEUTRAL_COLOUR } from './image-card.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
-import { boardMarkdownToDiscord, escapeInline, maskedLink, truncate, truncateMarkdown } from './markdown.js';
+import {
+  boardMarkdownToDiscord,
+  escapeInline,
+  maskedLink,
+  truncate,
+  truncateMarkdown,
+  wellFormed,
+} from './markdown.js';
 
 export interface TagCardContext {
   readonly site: Site;
@@ -47,7 +54,7 @@ function tagName(slugOrName: string): string {
 
 function tagLinks(slugs: readonly string[], site: Site, max: number): string {
   const links = slugs.map((slug) =>
-    maskedLink(escapeInline(truncate(tagName(slug), 80)), tagPageUrl(site, slug)),
+    maskedLink(escapeInline(truncate(tagName(slug), 80)), tagPageUrl(site, wellFormed(slug))),
   );
   return joinWithin(links, ', ', max).text;
 }
@@ -81,7 +88,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
     notes.push(`**${escapeInline(truncate(alias.name, 100))}** is an alias of this tag.`);
   } else if (shown.aliased_tag !== null) {
     notes.push(
-      `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, shown.aliased_tag))}.`,
+      `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, wellFormed(shown.aliased_tag)))}.`,
     );
   }
   const short = shown.short_description.trim();
@@ -124,7 +131,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
 
   const embed: APIEmbed = {
     title: escapeInline(truncate(shown.name, 200)),
-    url: tagPageUrl(site, shown.slug.trim() === '' ? shown.name : shown.slug),
+    url: tagPageUrl(site, wellFormed(shown.slug.trim() === '' ? shown.name : shown.slug)),
     color: (shown.category ? CATEGORY_COLOURS[shown.category] : undefined) ?? NEUTRAL_COLOUR,
     fields,
     footer: { text: site.name },
