@@ -10,6 +10,7 @@
  * Every outbound connection is limited to loopback.
  */
 import '../test/setup.js';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { Options, type ClientOptions, type Collection } from 'discord.js';
 import { createBot } from '../src/bot/bot.js';
 import { discordClientOptions } from '../src/bot/client-options.js';
@@ -39,6 +40,10 @@ export type BotProcessReply =
       readonly logLevels: Record<string, number>;
       readonly logMessages: Record<string, number>;
       readonly budgetQueued: number;
+      /** Board requests the bot started (undici's own diagnostics channel, on the bot's clock). */
+      readonly boardRequests: number;
+      /** The most board requests started within any 5 s. */
+      readonly boardMaxIn5s: number;
     }
   | { readonly type: 'stopped' };
 
@@ -57,6 +62,17 @@ const LEVEL_NAMES: Record<number, string> = {
   60: 'fatal',
 };
 const MAX_DISTINCT_MESSAGES = 50;
+const BUDGET_WINDOW_MS = 5000;
+
+function maxInWindow(times: readonly number[], windowMs: number): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end += 1) {
+    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
 
 function reply(message: BotProcessReply): void {
   process.send?.(message);
@@ -123,6 +139,15 @@ async function main(): Promise<void> {
   const clientOptions: Partial<ClientOptions> =
     input.caches === 'tuned' ? { makeCache } : { makeCache, sweepers: Options.DefaultSweeperSettings };
 
+  // When each board request really left the bot: the local Philomena's own log stamps arrivals, which a
+  // busy driver process can bunch up.
+  const boardOrigin = new URL(config.site.baseUrl).origin;
+  const boardStarts: number[] = [];
+  diagnosticsChannel.subscribe('undici:request:create', (message) => {
+    const { request } = message as { request: { origin?: unknown } };
+    if (String(request.origin) === boardOrigin) boardStarts.push(performance.now());
+  });
+
   const store = createStore(config.storeUrl);
   const registry = createClientRegistry({
     defaultSite: config.site,
@@ -157,7 +182,14 @@ async function main(): Promise<void> {
         reply({ type: 'memory', memory, cached });
       } else if (request.type === 'stats') {
         const budgetQueued = registry.clients().reduce((sum, c) => sum + c.stats().budget.queued, 0);
-        reply({ type: 'stats', logLevels, logMessages, budgetQueued });
+        reply({
+          type: 'stats',
+          logLevels,
+          logMessages,
+          budgetQueued,
+          boardRequests: boardStarts.length,
+          boardMaxIn5s: maxInWindow(boardStarts, BUDGET_WINDOW_MS),
+        });
       } else {
         await bot.stop().catch(() => undefined);
         await registry.close().catch(() => undefined);

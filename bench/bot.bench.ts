@@ -28,6 +28,7 @@ import {
 import { startBenchDiscord, type BenchDiscord } from './bot-discord.js';
 import { startBotChild, type BotChild } from './bot-child.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const BOARD_LATENCY_MS = 50;
 const INTERACTIONS = 1000;
@@ -112,7 +113,7 @@ function boardFigures(
   const api = booru.requests.filter((r) => r.path.startsWith('/api/'));
   const byPath = new Map<string, number>();
   for (const r of api) {
-    const key = r.path.replace(/\/\d+$/, '/:id');
+    const key = r.path.replace(/^\/api\/v1\/json/, '').replace(/^\/(images|tags)\/[^/]+$/, '/$1/:id');
     byPath.set(key, (byPath.get(key) ?? 0) + 1);
   }
   const times = sorted(api.map((r) => r.at));
@@ -123,6 +124,19 @@ function boardFigures(
     maxInWindow = Math.max(maxInWindow, end - start + 1);
   }
   return { calls: api.length, byPath, maxInWindow };
+}
+
+/** The commonest warning or error line, to say what the counts are about. */
+function topProblems(messages: Record<string, number>): string {
+  const problems = Object.entries(messages)
+    .filter(([key]) => /^(warn|error|fatal):/.test(key))
+    .sort((a, b) => b[1] - a[1]);
+  return problems.length === 0
+    ? ''
+    : ` (${problems
+        .slice(0, 2)
+        .map(([key, n]) => `${n}x "${key}"`)
+        .join(', ')})`;
 }
 
 // ------------------------------------------------------------------------------------ 1. interactions
@@ -275,7 +289,9 @@ async function interactionsRun(): Promise<BenchRow[]> {
 
     const sent: SentInteraction[] = [];
     const searches: { handle: InteractionHandle; userId: string }[] = [];
-    const waits: Promise<unknown>[] = [];
+    // How late the driver itself ran: the local Discord shares this process, and its lag adds to the figures.
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
     const started = performance.now();
     for (let i = 0; i < INTERACTIONS; i += 1) {
       const due = started + (i * 1000) / INTERACTIONS_PER_SECOND;
@@ -321,22 +337,30 @@ async function interactionsRun(): Promise<BenchRow[]> {
           });
         }
       }
-      const entry: SentInteraction = { kind, handle };
-      sent.push(entry);
-      // Unacknowledged or unanswered interactions show up as "lost" below; the rejection is expected then.
-      waits.push(discord.waitFor(() => settledOf(entry.handle), SETTLE_MS + 10_000).catch(() => undefined));
+      sent.push({ kind, handle });
     }
     const sendSeconds = (performance.now() - started) / 1000;
-    await Promise.race([Promise.all(waits), sleep(SETTLE_MS + 10_000)]);
+    // One cheap poll over what is still open (the times come from the fake's own records, not from here);
+    // whatever is still open at the deadline counts as lost.
+    const deadline = performance.now() + SETTLE_MS;
+    let open = sent;
+    while (open.length > 0 && performance.now() < deadline) {
+      await sleep(100);
+      open = open.filter((s) => settledOf(s.handle) === undefined);
+    }
+    lag.disable();
 
     const outcomes = sent.map((s) => ({ kind: s.kind, settled: settledOf(s.handle) }));
     const answered = outcomes.flatMap((o) =>
       o.settled === undefined ? [] : [{ kind: o.kind, ...o.settled }],
     );
     const lost = outcomes.length - answered.length;
-    const acks = sorted(answered.map((a) => a.ackMs));
+    const acks = sorted(answered.filter((a) => a.kind !== 'autocomplete').map((a) => a.ackMs));
+    const autocompleteAcks = sorted(answered.filter((a) => a.kind === 'autocomplete').map((a) => a.ackMs));
     const finals = sorted(answered.map((a) => a.finalMs));
-    const late = discord.violations.filter((v) => v.kind === 'late-answer').length;
+    const late = sent.filter((s) =>
+      s.handle.responses.some((r) => r.kind === 'callback' && r.status === 404),
+    ).length;
     const board = boardFigures(booru, 5000);
     const stats = await bot.request('stats');
 
@@ -356,17 +380,24 @@ async function interactionsRun(): Promise<BenchRow[]> {
       },
       {
         group,
-        metric: 'acknowledged later than 3 s (refused by Discord)',
+        metric: 'acknowledgements refused as later than 3 s',
         value: count(late),
         goal: '0',
         ok: late === 0,
       },
       {
         group,
-        metric: 'time to acknowledge p50 / p99',
-        value: `${msText(percentile(acks, 50))} / ${msText(percentile(acks, 99))}`,
+        metric: 'time to acknowledge p50 / p99 / max, commands and buttons (defer)',
+        value: `${msText(percentile(acks, 50))} / ${msText(percentile(acks, 99))} / ${msText(percentile(acks, 100))}`,
         goal: '< 3,000 ms',
         ok: percentile(acks, 100) < 3000,
+      },
+      {
+        group,
+        metric: 'time to answer p50 / p99 / max, autocomplete (its only answer; gives up at 2.2 s)',
+        value: `${msText(percentile(autocompleteAcks, 50))} / ${msText(percentile(autocompleteAcks, 99))} / ${msText(percentile(autocompleteAcks, 100))}`,
+        goal: '< 3,000 ms',
+        ok: percentile(autocompleteAcks, 100) < 3000,
       },
       {
         group,
@@ -432,19 +463,25 @@ async function interactionsRun(): Promise<BenchRow[]> {
       {
         group,
         metric: `board calls (${BOARD_LATENCY_MS} ms board)`,
-        value: `${count(board.calls)}: ${[...board.byPath].map(([p, n]) => `${p.replace('/api/v1/json', '')} ${n}`).join(', ')}`,
+        value: `${count(board.calls)}: ${[...board.byPath].map(([p, n]) => `${p} ${n}`).join(', ')}`,
       },
       {
         group,
-        metric: 'most board calls in any 5 s',
-        value: count(board.maxInWindow),
-        goal: '<= 30',
-        ok: board.maxInWindow <= 30,
+        metric: 'board calls started by the bot / most in any 5 s (its own clock)',
+        value: `${count(stats.boardRequests)} / ${count(stats.boardMaxIn5s)}`,
+        goal: '<= 30 in 5 s',
+        ok: stats.boardMaxIn5s <= 30,
       },
+      { group, metric: 'most board calls arriving at the board in any 5 s', value: count(board.maxInWindow) },
       {
         group,
         metric: 'bot log lines warn / error',
-        value: `${stats.logLevels['warn'] ?? 0} / ${stats.logLevels['error'] ?? 0}`,
+        value: `${stats.logLevels['warn'] ?? 0} / ${stats.logLevels['error'] ?? 0}${topProblems(stats.logMessages)}`,
+      },
+      {
+        group,
+        metric: 'driver (local Discord) event-loop delay p99 / max',
+        value: `${msText(lag.percentile(99) / 1e6)} / ${msText(lag.max / 1e6)}`,
       },
       {
         group,
@@ -518,6 +555,7 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       if (roll < 0.1) linkMessages.add(id);
     }
     const sendSeconds = (performance.now() - started) / 1000;
+    const duringTraffic = await bot.request('cpu');
     // Wait for the replies to stop coming (bounded).
     const deadline = performance.now() + SETTLE_MS;
     let seen = -1;
@@ -534,6 +572,8 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
     const after = await bot.request('cpu');
     const wallSeconds = (performance.now() - started) / 1000;
     const stats = await bot.request('stats');
+    const trafficMicros =
+      duringTraffic.userMicros + duringTraffic.systemMicros - before.userMicros - before.systemMicros;
     const cpuMicros = after.userMicros + after.systemMicros - before.userMicros - before.systemMicros;
     const replies = discord.sent.filter((m) => m.replyTo !== undefined);
     const unfurled = new Set(
@@ -579,15 +619,20 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       },
       {
         group,
-        metric: `board calls (${BOARD_LATENCY_MS} ms board) / most in any 5 s`,
-        value: `${count(board.calls)} / ${count(board.maxInWindow)}`,
+        metric: `board calls (${BOARD_LATENCY_MS} ms board) / most started in any 5 s (bot's clock)`,
+        value: `${count(board.calls)} / ${count(stats.boardMaxIn5s)}`,
         goal: '<= 30 in 5 s',
-        ok: board.maxInWindow <= 30,
+        ok: stats.boardMaxIn5s <= 30,
       },
       {
         group,
-        metric: 'bot CPU time per message (user+system, whole run incl. replies)',
-        value: `${(cpuMicros / CHAT_MESSAGES).toFixed(0)} µs (${(cpuMicros / 1e6).toFixed(2)} s CPU over ${wallSeconds.toFixed(1)} s)`,
+        metric: 'bot CPU time per message, while the messages came (user+system)',
+        value: `${(trafficMicros / CHAT_MESSAGES).toFixed(0)} µs (${(trafficMicros / 1e6).toFixed(2)} s CPU in ${sendSeconds.toFixed(1)} s)`,
+      },
+      {
+        group,
+        metric: 'bot CPU time per message, whole run incl. unfurls that waited for the budget',
+        value: `${(cpuMicros / CHAT_MESSAGES).toFixed(0)} µs (${(cpuMicros / 1e6).toFixed(2)} s CPU in ${wallSeconds.toFixed(1)} s)`,
       },
       {
         group,
@@ -597,7 +642,7 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       {
         group,
         metric: 'bot log lines warn / error',
-        value: `${stats.logLevels['warn'] ?? 0} / ${stats.logLevels['error'] ?? 0}`,
+        value: `${stats.logLevels['warn'] ?? 0} / ${stats.logLevels['error'] ?? 0}${topProblems(stats.logMessages)}`,
       },
       {
         group,
@@ -618,7 +663,7 @@ function cachedSummary(cached: Record<string, number>): string {
   const short = (name: string): string => name.replace(/Manager$/, '');
   return Object.entries(cached)
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
+    .slice(0, 6)
     .map(([name, n]) => `${short(name)} ${count(n)}`)
     .join(', ');
 }
@@ -660,8 +705,12 @@ async function memoryRun(servers: number, discord: BenchDiscord, booru: FakePhil
         metric: 'ratio default / tuned: RSS (growth over the idle bot)',
         value: `${ratio.toFixed(2)}x (${growthRatio.toFixed(1)}x)`,
       },
-      { group, metric: 'cached objects, tuned', value: cachedSummary(t.cached) },
-      { group, metric: 'cached objects, default', value: cachedSummary(d.cached) },
+      {
+        group,
+        metric: "cache entries, tuned (a channel sits in the client's and its server's cache)",
+        value: cachedSummary(t.cached),
+      },
+      { group, metric: 'cache entries, default', value: cachedSummary(d.cached) },
       {
         group,
         metric: 'time to ready (login, every GUILD_CREATE, registration), tuned / default',
