@@ -1,10 +1,38 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../src/bot/command.js';
+import type { Command, View } from '../src/bot/command.js';
 import { fitEmbeds, NO_MENTIONS, tagCard } from '../src/bot/render/index.js';
 import { boardQuery } from '../src/bot/search-paging.js';
 import { suggestTags } from '../src/bot/tag-suggestions.js';
-import type { Tag } from '../src/philomena/schemas.js';
+import { isPhilomenaError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import type { PhilomenaClient } from '../src/philomena/client-types.js';
+import type { Image, Tag } from '../src/philomena/schemas.js';
 import { quoteTag } from '../src/philomena/tags.js';
+
+/**
+ * The example is the first search result: filtered, and only `safe` outside age-restricted channels. It
+ * is an extra: when the search fails (the board limits its search paths on their own, so a 429 there is
+ * common while tag pages still answer), the card is shown without it.
+ */
+async function exampleImage(
+  client: PhilomenaClient,
+  tag: Tag,
+  view: View,
+  logger: Logger,
+): Promise<Image | undefined> {
+  try {
+    const examples = await client.searchImages({
+      q: boardQuery(quoteTag(tag.name), view),
+      perPage: 1,
+      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+    });
+    return examples.items[0];
+  } catch (error) {
+    if (!isPhilomenaError(error)) throw error;
+    logger.info({ err: error, tag: tag.slug }, 'no example image for the tag card');
+    return undefined;
+  }
+}
 
 export const tagCommand = {
   kind: 'chat',
@@ -31,13 +59,7 @@ export const tagCommand = {
       tag = await client.tag(asked.aliased_tag);
       aliasOf = asked;
     }
-    // The example is the first search result: filtered, and only `safe` outside age-restricted channels.
-    const examples = await client.searchImages({
-      q: boardQuery(quoteTag(tag.name), view),
-      perPage: 1,
-      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
-    });
-    const example = examples.items[0];
+    const example = await exampleImage(client, tag, view, context.logger);
     const embed = tagCard(tag, {
       site: view.site,
       ageRestricted: view.ageRestricted,

@@ -9,6 +9,7 @@
  * fixed jitter; everything else is the production default (3 attempts, 30 s deadline, breaker after 5).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MessageFlags } from 'discord.js';
 import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
 import type { Fault } from '../fakes/philomena/index.js';
 import {
@@ -316,5 +317,63 @@ describe('autocomplete and unfurl on a failing board', () => {
     });
     const reply = await h.discord.waitFor(() => again.replies()[0], 10_000);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
+  });
+});
+
+describe('partial failures', () => {
+  it('GIVEN the search path failing while tag pages answer THEN /tag shows the card without an example', async () => {
+    h.booru.inject({ fault: { kind: 'status', status: 500 }, path: `${API}/search/images` });
+    const mark = h.booru.requests.length;
+    const handle = h.discord.sendCommand({ name: 'tag', options: { name: 'fluttershy' }, channel: 'plain' });
+    const seen = await outcome(h.discord, handle);
+    expect(seen.kind).toBe('card');
+    const text = JSON.stringify(seen.message.embeds);
+    expect(text).toContain('fluttershy');
+    expect(text).not.toContain('/images/');
+    expect(boardCalls(h.booru, mark, `${API}/search/images`)).toBe(ATTEMPTS);
+    h.booru.clearFaults();
+    const back = await outcome(
+      h.discord,
+      h.discord.sendCommand({ name: 'tag', options: { name: 'fluttershy' }, channel: 'plain' }),
+    );
+    expect(JSON.stringify(back.message.embeds)).toContain('/images/');
+  });
+
+  it('GIVEN a paging click while the board fails THEN the clicker is told privately, the page stays, and Next works after', async () => {
+    const first = await outcome(
+      h.discord,
+      h.discord.sendCommand({ name: 'search', options: { query: 'applejack' }, channel: 'plain' }),
+    );
+    expect(first.kind).toBe('card');
+    const next = first.message.components
+      .flatMap((row) => (row as { components?: { custom_id?: string }[] }).components ?? [])
+      .map((c) => c.custom_id)
+      .find((id) => id?.startsWith('srch:next:'));
+    expect(next).toBeDefined();
+    h.booru.inject({ fault: { kind: 'status', status: 503 }, path: `${API}/search/images` });
+    const click = h.discord.sendButton({ customId: next!, message: first.message });
+    expect(await acknowledgedMs(click)).toBeLessThan(3000);
+    const told = await h.discord.waitFor(() => click.followUps()[0], 15_000);
+    expect(told.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
+    expect(told.content).toMatch(DOWN);
+    expect(h.discord.message(first.message.id)?.embeds).toEqual(first.message.embeds);
+    h.booru.clearFaults();
+    const again = h.discord.sendButton({ customId: next!, message: first.message });
+    const paged = await again.finalReply();
+    expect(JSON.stringify(paged.embeds)).toMatch(/2 of \d+/);
+  });
+
+  it('GIVEN two links and one failing THEN the other still unfurls', async () => {
+    const [bad, good] = [freshId(), freshId()];
+    h.booru.inject({ fault: { kind: 'status', status: 500 }, path: `${API}/images/${bad}` });
+    const posted = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `${h.booru.url}/images/${bad} and ${h.booru.url}/images/${good}`,
+    });
+    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    expect(reply.embeds).toHaveLength(1);
+    expect(JSON.stringify(reply.embeds)).toContain(`/images/${good}`);
+    h.booru.clearFaults();
+    await expectServiceBack(bad);
   });
 });
