@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createKeyedLimiter } from '../../src/bot/cooldown.js';
+import { tryAgainText } from '../../src/bot/router.js';
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -56,5 +57,16 @@ describe('createKeyedLimiter', () => {
   it('GIVEN a nonsensical configuration THEN it is refused', () => {
     expect(() => createKeyedLimiter({ limit: 0, windowMs: 1 })).toThrow(RangeError);
     expect(() => createKeyedLimiter({ limit: 1, windowMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('tryAgainText', () => {
+  it('GIVEN a wait THEN the answer is a Discord relative timestamp, rounded up to the next whole second', () => {
+    expect(tryAgainText('using commands', 4_001, 1_700_000_000_500)).toBe(
+      'You are using commands too quickly. Try again <t:1700000005:R>.',
+    );
+    expect(tryAgainText('clicking', 1_000, 1_700_000_000_000)).toBe(
+      'You are clicking too quickly. Try again <t:1700000001:R>.',
+    );
   });
 });
