@@ -16,7 +16,12 @@
  *    at once, and the ratio. The shared local Discord seeds a single server, so parts 2 and 3 use a small
  *    many-server Discord of their own (bench/bot-discord.ts).
  *
- * Everything listens on and connects to 127.0.0.1 only; every loop is bounded in count and time.
+ * Politeness is measured where the site would see it: the child stamps each board request as undici
+ * creates it (its diagnostics channel), and "most in any 5 s" on that clock must stay within the budget.
+ * Real Discord's own REST rate limits are not modelled by either local Discord.
+ *
+ * Everything listens on and connects to 127.0.0.1 only; every loop is bounded in count and time
+ * (about 2 minutes in all on a 2-core machine).
  */
 import { IDS, FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import {
@@ -87,6 +92,9 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   }
   return out;
 }
+
+/** Ids the local Philomena answers with 404 (two it never had, one awaiting approval). */
+const MISSING_IDS: ReadonlySet<number> = new Set([9_999_001, 9_999_002, IDS.unapproved]);
 
 /** Every image id of the local Philomena worth asking for, plus a few it does not have. */
 function imagePool(): number[] {
@@ -527,6 +535,8 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
     const linkMessages = new Set<string>();
     const linksPerServer = new Map<number, number>();
     let links = 0;
+    /** Link messages whose every link is to an image the board does not have: silence is right for them. */
+    let missingOnly = 0;
 
     const before = await bot.request('cpu');
     const started = performance.now();
@@ -539,7 +549,9 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       let content = words(3 + Math.floor(random() * 25));
       if (roll < 0.1) {
         const n = random() < 0.1 ? 2 : 1;
-        const urls = Array.from({ length: n }, () => `${booru.url}/images/${pickId()}`);
+        const ids = Array.from({ length: n }, () => pickId());
+        const urls = ids.map((imageId) => `${booru.url}/images/${imageId}`);
+        if (ids.every((imageId) => MISSING_IDS.has(imageId))) missingOnly += 1;
         content = `${words(3)} ${urls.join(' and ')} ${words(2)}`;
         links += n;
         linksPerServer.set(guild, (linksPerServer.get(guild) ?? 0) + 1);
@@ -603,7 +615,7 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       {
         group,
         metric: 'link messages left unanswered (board call failed or queue full: logged, never replied)',
-        value: `${count(linkMessages.size - unfurled.size)} (${count(failed)} "unfurl failed" log lines)`,
+        value: `${count(linkMessages.size - unfurled.size)}, of which ${count(missingOnly)} link only to images the board does not have (${count(failed)} "unfurl failed" log lines)`,
       },
       {
         group,
@@ -702,8 +714,8 @@ async function memoryRun(servers: number, discord: BenchDiscord, booru: FakePhil
       },
       {
         group,
-        metric: 'ratio default / tuned: RSS (growth over the idle bot)',
-        value: `${ratio.toFixed(2)}x (${growthRatio.toFixed(1)}x)`,
+        metric: 'ratio default / tuned: RSS (RSS growth over the idle bot; heap used)',
+        value: `${ratio.toFixed(2)}x (${growthRatio.toFixed(2)}x; ${(d.memory.heapUsed / t.memory.heapUsed).toFixed(2)}x)`,
       },
       {
         group,
