@@ -140,6 +140,48 @@ describe('board failures that end in a message', () => {
   });
 });
 
+describe('reverse search on a failing board', () => {
+  it.each<[string, Fault, 'url' | 'file']>([
+    ['resets, by URL', { kind: 'reset' }, 'url'],
+    ['500s, with a file (the upload is sent again each time)', { kind: 'status', status: 500 }, 'file'],
+  ])(
+    'GIVEN %s THEN "down" after the client\'s attempts, then the match is found',
+    async (_name, fault, by) => {
+      const image = await h.registry.client(h.config.site).image(IDS.safe);
+      if (image.kind !== 'image') throw new Error('expected a visible image');
+      const url = image.representations.full;
+      const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
+      const send = () =>
+        h.discord.sendCommand(
+          by === 'url'
+            ? { name: 'reverse', options: { url }, channel: 'plain' }
+            : {
+                name: 'reverse',
+                channel: 'plain',
+                attachments: [{ option: 'file', filename: 'pic.png', contentType: 'image/png', data: bytes }],
+              },
+        );
+      h.booru.inject({ fault, path: `${API}/search/reverse` });
+      const mark = h.booru.requests.length;
+      const failed = await outcome(h.discord, send());
+      expect(failed.kind).toBe('error');
+      expect(failed.message.content).toMatch(DOWN);
+      expect(boardCalls(h.booru, mark, `${API}/search/reverse`)).toBe(ATTEMPTS);
+      if (by === 'file') {
+        const sizes = h.booru.requests
+          .slice(mark)
+          .filter((r) => r.path === `${API}/search/reverse`)
+          .map((r) => r.body.length);
+        expect(sizes.every((size) => size > bytes.length)).toBe(true);
+      }
+      h.booru.clearFaults();
+      const found = await outcome(h.discord, send());
+      expect(found.kind).toBe('card');
+      expect(JSON.stringify(found.message.embeds)).toContain(`/images/${IDS.safe}`);
+    },
+  );
+});
+
 describe('rate limits and the anti-bot layer', () => {
   it('GIVEN one 429 with Retry-After: 1 THEN the bot waits that second, asks again and shows the card', async () => {
     const id = freshId();
