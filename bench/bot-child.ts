@@ -15,6 +15,7 @@ export interface BotChild {
   readonly startMs: number;
   /** RSS and heap of the bot after GC, before it logged in. */
   readonly idle: MemoryFigures;
+  readonly limits: ReplyOf<'ready'>['limits'];
   request<T extends Exclude<BotProcessRequest['type'], 'stop'>>(
     type: T,
     timeoutMs?: number,
@@ -77,6 +78,7 @@ export async function startBotChild(input: BotProcessInput, readyTimeoutMs: numb
   return {
     startMs: ready.startMs,
     idle: ready.idle,
+    limits: ready.limits,
     request(type, timeoutMs = 60_000) {
       const answer = next(type, timeoutMs);
       child.send({ type } satisfies BotProcessRequest);

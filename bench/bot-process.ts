@@ -14,7 +14,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { Options, type ClientOptions, type Collection } from 'discord.js';
 import { createBot } from '../src/bot/bot.js';
 import { discordClientOptions } from '../src/bot/client-options.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type RateLimit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createClientRegistry } from '../src/philomena/registry.js';
 import { closeStore, createStore } from '../src/store.js';
@@ -31,7 +31,13 @@ export interface BotProcessInput {
 export type BotProcessRequest = { readonly type: 'cpu' | 'memory' | 'stats' | 'stop' };
 
 export type BotProcessReply =
-  | { readonly type: 'ready'; readonly startMs: number; readonly idle: MemoryFigures }
+  | {
+      readonly type: 'ready';
+      readonly startMs: number;
+      readonly idle: MemoryFigures;
+      /** The abuse limits in force, e.g. "5 per 10 s" ("none" when off). */
+      readonly limits: { readonly command: string; readonly unfurl: string };
+    }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'cpu'; readonly userMicros: number; readonly systemMicros: number }
   | { readonly type: 'memory'; readonly memory: MemoryFigures; readonly cached: Record<string, number> }
@@ -76,6 +82,10 @@ function maxInWindow(times: readonly number[], windowMs: number): number {
 
 function reply(message: BotProcessReply): void {
   process.send?.(message);
+}
+
+function rateText(rate: RateLimit | undefined): string {
+  return rate === undefined ? 'none' : `${rate.limit} per ${rate.windowMs / 1000} s`;
 }
 
 async function settledMemory(): Promise<MemoryFigures> {
@@ -165,7 +175,12 @@ async function main(): Promise<void> {
     reply({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   }
-  reply({ type: 'ready', startMs: performance.now() - started, idle });
+  reply({
+    type: 'ready',
+    startMs: performance.now() - started,
+    idle,
+    limits: { command: rateText(config.commandRateLimit), unfurl: rateText(config.unfurlRateLimit) },
+  });
 
   process.on('message', (request: BotProcessRequest) => {
     void (async () => {

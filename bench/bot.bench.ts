@@ -38,7 +38,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 const BOARD_LATENCY_MS = 50;
 const INTERACTIONS = 1000;
 const INTERACTIONS_PER_SECOND = 100;
-const MEMBERS = 500;
+/** Enough members that a per-member cooldown (5 commands per 10 s by default) almost never binds. */
+const MEMBERS = 2000;
 const CHAT_MESSAGES = 10_000;
 const CHAT_PER_SECOND = 1000;
 const CHAT_SERVERS = 1000;
@@ -151,7 +152,15 @@ function topProblems(messages: Record<string, number>): string {
 
 type Kind = 'image' | 'search' | 'tag' | 'autocomplete' | 'button';
 type Answer =
-  'card' | 'choices' | 'no choices' | 'no results' | 'not found' | 'site busy' | 'site down' | 'other';
+  | 'cooldown'
+  | 'card'
+  | 'choices'
+  | 'no choices'
+  | 'no results'
+  | 'not found'
+  | 'site busy'
+  | 'site down'
+  | 'other';
 
 interface Settled {
   readonly ackMs: number;
@@ -234,6 +243,7 @@ function classify(body: unknown): { answer: Answer; text: string } {
   if (choices !== undefined) return { answer: choices > 0 ? 'choices' : 'no choices', text: '' };
   if (embeds > 0) return { answer: 'card', text: '' };
   if (/busy/i.test(content)) return { answer: 'site busy', text: content };
+  if (/too quickly/i.test(content)) return { answer: 'cooldown', text: content };
   if (/down or not answering/i.test(content)) return { answer: 'site down', text: content };
   if (/not found/i.test(content)) return { answer: 'not found', text: content };
   if (/no images match/i.test(content)) return { answer: 'no results', text: content };
@@ -461,6 +471,11 @@ async function interactionsRun(): Promise<BenchRow[]> {
       },
       {
         group,
+        metric: `answered "you are using commands too quickly" (member cooldown ${bot.limits.command}; ${count(MEMBERS)} members)`,
+        value: count(tally('cooldown')),
+      },
+      {
+        group,
         metric: 'other answers (site down, unexpected)',
         value:
           count(tally('site down') + others.length) +
@@ -597,6 +612,15 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
     const cards = replies.reduce((sum, m) => sum + m.embeds, 0);
     const board = boardFigures(booru, 5000);
     const busiest = Math.max(0, ...linksPerServer.values());
+    const cardsPerChannel = new Map<string, number>();
+    for (const m of replies)
+      cardsPerChannel.set(m.channelId, (cardsPerChannel.get(m.channelId) ?? 0) + m.embeds);
+    const busiestCards = Math.max(
+      0,
+      ...discord.guilds.map((g) =>
+        g.textChannelIds.reduce((sum, c) => sum + (cardsPerChannel.get(c) ?? 0), 0),
+      ),
+    );
     const failed = Object.entries(stats.logMessages)
       .filter(([k]) => /unfurl failed/.test(k))
       .reduce((s, [, n]) => s + n, 0);
@@ -648,8 +672,8 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       },
       {
         group,
-        metric: 'link messages in the busiest server (a per-server unfurl budget below this would bind)',
-        value: `${count(busiest)} in ${sendSeconds.toFixed(0)} s`,
+        metric: `link messages in the busiest server (per-server unfurl budget: ${bot.limits.unfurl} cards)`,
+        value: `${count(busiest)} in ${sendSeconds.toFixed(0)} s ; most cards to one server: ${count(busiestCards)}`,
       },
       {
         group,
