@@ -106,6 +106,11 @@ export const NASTY_PIECES = [
   '。',
 ] as const;
 
+/** Well-formed UTF-16 (lone surrogates become U+FFFD), as any string that went through UTF-8 is. */
+export function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 /** Zalgo: a base letter buried under combining marks. */
 export const zalgo: fc.Arbitrary<string> = fc
   .tuple(

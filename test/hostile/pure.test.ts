@@ -18,12 +18,7 @@ import { KNOWN_SITES, resolveSite, type Site } from '../../src/philomena/sites.j
 import { quoteTag, tagNameOfSlug, tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { parseQuery, QueryError } from '../fakes/philomena/index.js';
 import type { QueryNode } from '../fakes/philomena/query.js';
-import { hostileText, lookAlikeAuthority, NASTY_PIECES } from './arbitraries.js';
-
-/** Well-formed UTF-16 (lone surrogates become U+FFFD), as any string that went through UTF-8 is. */
-function wellFormed(text: string): string {
-  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-}
+import { hostileText, lookAlikeAuthority, NASTY_PIECES, wellFormed } from './arbitraries.js';
 
 /** The query as the board parses it, or null when the board would answer 400 (nothing is shown). */
 function parsed(q: string): QueryNode | null {
@@ -116,6 +111,8 @@ describe('tagPrefixQuery (autocomplete)', () => {
 describe('tag slugs and paths', () => {
   const API = 'https://derpibooru.org/api/v1/json/tags/';
 
+  // Well-formed only: tagPath throws URIError on a lone surrogate (encodeURIComponent), reported to the
+  // owner of src/philomena/tags.ts; the renderers guard themselves against it.
   it('GIVEN any well-formed name THEN the path is one segment the URL parser keeps as it is', () => {
     fc.assert(
       fc.property(hostileText(10).map(wellFormed), (name) => {
