@@ -232,3 +232,30 @@ describe('an interaction token that expires while the bot works', () => {
     await expectNormalService();
   });
 });
+
+describe('an interaction that reaches the bot too late to acknowledge', () => {
+  it('GIVEN an interaction older than 3 s when it arrives THEN the refused acknowledgement is logged, nothing crashes, and the next command works', async () => {
+    const handle = sendImage(freshId());
+    // Discord's side of the clock moves past the answer window before the bot sees the event.
+    h.discordClock.advance(3_500);
+    await eventually(
+      () =>
+        h
+          .logLines()
+          .some(
+            (l) =>
+              l['interactionId'] === handle.id && l['msg'] === 'could not tell the member about a failure',
+          ),
+      10_000,
+      'the bot to give up on the late interaction',
+    );
+    const refused = handle.responses.filter((r) => r.kind === 'callback');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((r) => r.status === 404)).toBe(true);
+    // The refused callbacks (their messages name no interaction) and the fake's own 3 s report.
+    expectedViolations.push(
+      (v) => v.kind === 'late-answer' && (v.message.includes(handle.id) || v.message.includes('10062')),
+    );
+    await expectNormalService();
+  });
+});
