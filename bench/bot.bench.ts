@@ -672,8 +672,8 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
       },
       {
         group,
-        metric: `link messages in the busiest server (per-server unfurl budget: ${bot.limits.unfurl} cards)`,
-        value: `${count(busiest)} in ${sendSeconds.toFixed(0)} s ; most cards to one server: ${count(busiestCards)}`,
+        metric: `link messages in the busiest server (unfurl budget per server: ${bot.limits.unfurl}, in cards)`,
+        value: `${count(busiest)} in ${sendSeconds.toFixed(0)} s; most cards to one server: ${count(busiestCards)}`,
       },
       {
         group,
