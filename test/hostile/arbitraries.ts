@@ -167,7 +167,8 @@ export function cutWithin(text: string, max: number): string {
 export function lookAlikeAuthority(host: string): fc.Arbitrary<string> {
   const known = lookAlikes.get(host);
   if (known) return known;
-  const made = makeLookAlikes(host);
+  // Some variants leave a host unchanged (no `o` to swap in an IP address): never the host itself.
+  const made = makeLookAlikes(host).filter((authority) => authority.toLowerCase() !== host.toLowerCase());
   lookAlikes.set(host, made);
   return made;
 }

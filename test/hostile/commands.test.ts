@@ -439,3 +439,31 @@ describe('options beyond what Discord itself lets through', () => {
     );
   });
 });
+
+describe("the local Philomena's hostile board text", () => {
+  it.each(['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'] as const)(
+    'GIVEN /image of the hostile-text image in %s THEN a card with no mention, no http URL, within limits',
+    async (channel) => {
+      const from = mark(h);
+      const handle = h.discord.sendCommand({
+        name: 'image',
+        options: { id: String(IDS.hostileText) },
+        channel: channel === 'dm' ? h.discord.dmChannelId : channel,
+      });
+      const answer = await outcome(h, handle);
+      expect(answer.embeds).toHaveLength(1);
+      expect(runProblems(h, from)).toEqual([]);
+      expect(errorLogsSince(h, from)).toEqual([]);
+    },
+  );
+
+  it('GIVEN /tag of a tag whose description holds Markdown links, spoilers and >>101 THEN the tag card is clean too', async () => {
+    const from = mark(h);
+    const answer = await outcome(
+      h,
+      h.discord.sendCommand({ name: 'tag', options: { name: 'twilight sparkle' }, channel: 'plain' }),
+    );
+    expect(answer.embeds).toHaveLength(1);
+    expect(runProblems(h, from)).toEqual([]);
+  });
+});
