@@ -14,6 +14,7 @@ import {
   GatewayIntentBits,
   InteractionResponseType,
   MessageFlags,
+  Partials,
   REST,
   Routes,
   type Interaction,
@@ -427,6 +428,30 @@ describe('fake Discord messages', () => {
     expect(fake.mentionRisks).toEqual([]);
   });
 
+  it('GIVEN a client that has never seen the DM channel, with the Channel partial WHEN a DM arrives THEN messageCreate fires on a DM channel built from channel_type and the author, and a reply lands', async () => {
+    fake = await startFakeDiscord();
+    client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.DirectMessages],
+      partials: [Partials.Channel],
+      rest: { api: fake.apiUrl },
+      allowedMentions: NO_MENTIONS,
+    });
+    const ready = once(client, Events.ClientReady);
+    await client.login(fake.token);
+    await ready;
+    expect(client.channels.cache.has(fake.dmChannelId)).toBe(false);
+    const received = new Promise<Message>((resolve) => client?.once(Events.MessageCreate, resolve));
+    const posted = await fake.sendMessage({ channel: fake.dmChannelId, content: 'hello bot' });
+    const message = await received;
+    expect(message.channel.type).toBe(ChannelType.DM);
+    expect(message.guildId).toBeNull();
+    expect(message.author.id).toBe(fake.guild.memberId);
+    expect(message.content).toBe('hello bot');
+    await message.reply({ content: 'hi', allowedMentions: { parse: [], repliedUser: false } });
+    expect(posted.replies().map((m) => m.content)).toEqual(['hi']);
+    expect(fake.violations).toEqual([]);
+  });
+
   it('GIVEN no Manage Messages WHEN the bot suppresses a member message embeds THEN 403 50013', async () => {
     const { fake, client } = await start({
       botPermissions: (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 16n),
@@ -589,6 +614,40 @@ describe('fake Discord gateway protocol', () => {
     await fake.waitFor(() => (frames.length >= 4 ? true : undefined));
     expect(frames.map(opOf)).toEqual([10, 11, 0, 0]);
     expect(frames.slice(2).map((f) => (f as { t: string }).t)).toEqual(['READY', 'GUILD_CREATE']);
+    socket.close(1000);
+  });
+
+  it('GIVEN messages in a DM, a text channel and a thread THEN each MESSAGE_CREATE names the channel type, and only guild ones carry guild_id and member', async () => {
+    fake = await startFakeDiscord();
+    const { socket, frames } = await connect(`${fake.gatewayUrl}?v=10&encoding=json`);
+    await fake.waitFor(() => (frames.length >= 1 ? true : undefined));
+    const intents =
+      GatewayIntentBits.Guilds |
+      GatewayIntentBits.GuildMessages |
+      GatewayIntentBits.DirectMessages |
+      GatewayIntentBits.MessageContent;
+    socket.send(JSON.stringify({ op: 2, d: { token: fake.token, intents, properties: {}, shard: [0, 1] } }));
+    await fake.whenReady();
+    await fake.sendMessage({ channel: fake.dmChannelId, content: 'in dm' });
+    await fake.sendMessage({ channel: 'plain', content: 'in plain' });
+    await fake.sendMessage({ channel: 'threadInPlain', content: 'in thread' });
+    const created = (): Record<string, unknown>[] =>
+      frames
+        .filter((f) => (f as { t?: unknown }).t === 'MESSAGE_CREATE')
+        .map((f) => (f as { d: Record<string, unknown> }).d);
+    await fake.waitFor(() => (created().length >= 3 ? true : undefined));
+    const [dm, plain, thread] = created();
+    expect(dm).toMatchObject({
+      channel_id: fake.dmChannelId,
+      channel_type: ChannelType.DM,
+      content: 'in dm',
+    });
+    expect(dm).not.toHaveProperty('guild_id');
+    expect(dm).not.toHaveProperty('member');
+    expect((dm?.['author'] as { id?: unknown } | undefined)?.id).toBe(fake.guild.memberId);
+    expect(plain).toMatchObject({ channel_type: ChannelType.GuildText, guild_id: fake.guild.id });
+    expect(plain).toHaveProperty('member');
+    expect(thread).toMatchObject({ channel_type: ChannelType.PublicThread, guild_id: fake.guild.id });
     socket.close(1000);
   });
 

@@ -34,7 +34,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationCommandOptionType, ApplicationCommandType } from 'discord.js';
+import { ApplicationCommandOptionType, ApplicationCommandType, ChannelType } from 'discord.js';
 import {
   INTENT_DIRECT_MESSAGES,
   INTENT_GUILDS,
@@ -793,7 +793,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (opts.bot === true) full['author'] = { ...(full['author'] as object), bot: true };
       gateway.dispatch('MESSAGE_CREATE', (intents) => {
         if ((intents & (inGuild ? INTENT_GUILD_MESSAGES : INTENT_DIRECT_MESSAGES)) === 0) return null;
-        const d: Record<string, unknown> = { ...full };
+        // Discord names the channel's type in every MESSAGE_CREATE (Message Create Extra Fields): a client
+        // that has never seen a DM channel builds it from this and the author, as discord.js does.
+        const d: Record<string, unknown> = {
+          ...full,
+          channel_type: inGuild ? world.channels.get(channelId)?.type : ChannelType.DM,
+        };
         if (inGuild) {
           d['guild_id'] = world.guildId;
           const member = memberPayload(world, authorId);
