@@ -103,6 +103,23 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     return (window.starts[0] ?? 0) + window.spec.windowMs;
   }
 
+  /** When every one of `windows` has room again (now, if they all have room already). */
+  function readyAt(windows: readonly Window[], at: number): number {
+    return Math.max(at, ...windows.filter((w) => !hasRoom(w)).map(freesAt));
+  }
+
+  /**
+   * How long a refused caller should wait before asking again: until the queue moves (its first waiter
+   * that can go, goes) and the caller's own windows have room. Never a guess: both come from the windows.
+   */
+  function retryAfter(windows: readonly Window[]): number {
+    const at = now();
+    prune(overall, at);
+    prune(search, at);
+    const queueMovesAt = queue.length === 0 ? at : Math.min(...queue.map((w) => readyAt(w.windows, at)));
+    return Math.max(readyAt(windows, at), queueMovesAt) - at;
+  }
+
   function take(windows: readonly Window[], at: number): void {
     for (const window of windows) window.starts.push(at);
   }
@@ -177,7 +194,10 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       }
       if (queue.length >= maxQueue) {
         return Promise.reject(
-          exhausted(`request budget of ${options.site} exhausted: ${queue.length} requests already waiting`),
+          exhausted(
+            `request budget of ${options.site} exhausted: ${queue.length} requests already waiting`,
+            retryAfter(windows),
+          ),
         );
       }
       const waitMs = Math.min(acquireOptions.timeoutMs ?? maxWaitMs, maxWaitMs);
@@ -198,7 +218,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
             leave(
               exhausted(
                 `request budget of ${options.site}: no slot within ${Math.round(waitMs)} ms`,
-                Math.max(0, Math.min(...windows.map(freesAt)) - now()),
+                retryAfter(windows),
               ),
             ),
           waitMs,

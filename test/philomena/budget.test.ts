@@ -6,6 +6,7 @@ import {
   DEFAULT_SEARCH,
   isSearchPath,
 } from '../../src/philomena/budget.js';
+import { userErrorText } from '../../src/bot/user-error.js';
 import { SiteUnavailableError } from '../../src/errors.js';
 
 /** A clock with timers that run only when the test advances time. */
@@ -97,12 +98,56 @@ describe('request budget', () => {
       ...clock,
     });
     await budget.acquire(IMAGE);
+    await clock.advance(400);
     const waiting = [budget.acquire(IMAGE), budget.acquire(IMAGE)];
     const refused = await budget.acquire(IMAGE).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SiteUnavailableError);
-    expect((refused as SiteUnavailableError).reason).toBe('budget-exhausted');
+    // The real wait: the slot taken at 0 frees at 1000, 600 ms from now; the queue moves then.
+    expect(refused).toMatchObject({ reason: 'budget-exhausted', retryAfterMs: 600 });
+    expect(userErrorText(refused).text).toBe('The site is busy. Try again in 1 s.');
     await clock.advance(3000);
     await Promise.all(waiting);
+  });
+
+  it('GIVEN a full queue of searches behind a 10 s search window THEN a refused search is told the search window, a refused fetch is not refused at all', async () => {
+    const clock = fakeClock();
+    const budget = createRequestBudget({
+      site: 't',
+      overall: { limit: 5, windowMs: 1000 },
+      search: { limit: 1, windowMs: 10_000 },
+      maxQueue: 1,
+      ...clock,
+    });
+    await budget.acquire(SEARCH);
+    await clock.advance(2500);
+    const waiting = budget.acquire(SEARCH);
+    const refused = await budget.acquire(SEARCH).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: 'budget-exhausted', retryAfterMs: 7500 });
+    await expect(budget.acquire(IMAGE)).resolves.toBeUndefined();
+    await clock.advance(7500);
+    await waiting;
+  });
+
+  it('GIVEN a full queue of fetches that moves in 200 ms but a search window that frees in 4 s THEN a refused search waits for its own window', async () => {
+    const clock = fakeClock();
+    const budget = createRequestBudget({
+      site: 't',
+      overall: { limit: 2, windowMs: 1000 },
+      search: { limit: 1, windowMs: 5000 },
+      maxQueue: 1,
+      ...clock,
+    });
+    await budget.acquire(SEARCH);
+    await budget.acquire(IMAGE);
+    await clock.advance(800);
+    const waiting = budget.acquire(IMAGE);
+    const refusedSearch = await budget.acquire(SEARCH).catch((e: unknown) => e);
+    expect(refusedSearch).toMatchObject({ reason: 'budget-exhausted', retryAfterMs: 4200 });
+    // A fetch is refused too (overall full, queue full), and told when the queue moves: 200 ms.
+    const refusedFetch = await budget.acquire(IMAGE).catch((e: unknown) => e);
+    expect(refusedFetch).toMatchObject({ reason: 'budget-exhausted', retryAfterMs: 200 });
+    await clock.advance(200);
+    await waiting;
   });
 
   it('GIVEN a wait longer than its deadline THEN it fails with budget-exhausted and leaves the queue', async () => {
