@@ -36,7 +36,7 @@ import { decodeCustomId } from './custom-id.js';
 import { NO_MENTIONS } from './render/index.js';
 import type { GuildSettings } from './settings.js';
 import type { InteractionState } from './state.js';
-import { UserFacingError, userErrorText } from './user-error.js';
+import { discordFailureOf, UserFacingError, userErrorText, type DiscordFailure } from './user-error.js';
 import { resolveView } from './view.js';
 
 export interface RouterDeps {
@@ -87,7 +87,7 @@ function createLimiters(rate: RateLimit | undefined, now: () => number): Limiter
 }
 
 /** How the router acknowledged an interaction: decides how an error is shown. */
-type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
+export type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
 
 const CHOICES_MAX = 25;
 const UNKNOWN_COMMAND = 'This command is not available any more.';
@@ -112,6 +112,35 @@ export function fitChoices(
     if (fitted.length === CHOICES_MAX) break;
   }
   return fitted;
+}
+
+/** Discord's limits on an interaction token: 3 s to acknowledge, then 15 min to edit and follow up. */
+const ANSWER_WINDOW_MS = 3000;
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** Kept off the end of the token's life, so a call does not start just as the token dies. */
+const TOKEN_MARGIN_MS = 30_000;
+
+/**
+ * Whether the interaction's token can still take a call, by its age on Discord's clock (the snowflake):
+ * unacknowledged, only within the answer window; acknowledged, within the token lifetime.
+ */
+export function tokenUsable(
+  interaction: Pick<Interaction, 'createdTimestamp'>,
+  ack: Ack,
+  wallClockMs: number,
+): boolean {
+  const age = wallClockMs - interaction.createdTimestamp;
+  return ack === 'none' ? age < ANSWER_WINDOW_MS : age < TOKEN_LIFETIME_MS - TOKEN_MARGIN_MS;
+}
+
+/** One line, and nothing more is sent with that token: Discord would refuse every call the same way. */
+function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack): void {
+  logger.warn(
+    { discordCode: failure.code, discordStatus: failure.status, ack },
+    ack === 'none'
+      ? 'interaction expired or answered elsewhere before the bot acknowledged it; left unanswered'
+      : 'interaction token expired before the answer was sent; left unanswered',
+  );
 }
 
 export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
@@ -150,44 +179,70 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
     };
   }
 
-  /** Shows `error` to the member, ephemerally; logs what is not an expected board or input failure. */
+  /**
+   * Shows `error` to the member, ephemerally; logs what is not an expected board or input failure.
+   *
+   * Discord's own refusals are told apart: a dead token (expired, or answered elsewhere) gets one warning
+   * and no further call with it; a call Discord did not take (5xx or 4xx after the REST client's retries)
+   * gets a warning with Discord's code and status, and one private follow-up while the token still works.
+   */
   async function answerError(
     interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ButtonInteraction,
     ack: Ack,
     error: unknown,
     logger: Logger,
   ): Promise<void> {
+    const failure = discordFailureOf(error);
+    if (failure?.kind === 'token-dead') {
+      logDeadToken(logger, failure, ack);
+      return;
+    }
     const { text, expected } = userErrorText(error);
-    if (expected) logger.info({ err: error }, 'interaction failed with an expected error');
+    if (failure !== undefined) {
+      logger.warn(
+        { err: error, discordCode: failure.code, discordStatus: failure.status, ack },
+        'Discord delivery failure',
+      );
+      if (!tokenUsable(interaction, ack, Date.now())) {
+        logger.info({ ack }, 'interaction token no longer usable: the member is not told');
+        return;
+      }
+    } else if (expected) logger.info({ err: error }, 'interaction failed with an expected error');
     else logger.error({ err: error }, 'interaction failed');
     const payload = { content: text, embeds: [], components: [], allowedMentions: NO_MENTIONS };
+    const privately = { content: text, allowedMentions: NO_MENTIONS, flags: MessageFlags.Ephemeral } as const;
     try {
       switch (ack) {
         case 'none':
           await interaction.reply({ ...payload, flags: MessageFlags.Ephemeral });
           break;
         case 'reply-ephemeral':
-          await interaction.editReply(payload);
+          // After a failed edit, a follow-up (another route) fills the deferred private reply instead.
+          if (failure === undefined) await interaction.editReply(payload);
+          else await interaction.followUp(privately);
           break;
         case 'reply-public':
           // A public "thinking…" would turn the error public: remove it and answer privately instead.
-          await interaction.deleteReply().catch(() => undefined);
-          await interaction.followUp({
-            content: text,
-            allowedMentions: NO_MENTIONS,
-            flags: MessageFlags.Ephemeral,
-          });
+          try {
+            await interaction.deleteReply();
+          } catch (deleteError) {
+            if (discordFailureOf(deleteError)?.kind === 'token-dead') throw deleteError;
+            logger.debug({ err: deleteError }, 'could not remove the deferred reply');
+          }
+          await interaction.followUp(privately);
           break;
         case 'update':
-          await interaction.followUp({
-            content: text,
-            allowedMentions: NO_MENTIONS,
-            flags: MessageFlags.Ephemeral,
-          });
+          await interaction.followUp(privately);
           break;
       }
     } catch (replyError) {
-      logger.warn({ err: replyError }, 'could not tell the member about a failure');
+      const again = discordFailureOf(replyError);
+      if (again?.kind === 'token-dead') logDeadToken(logger, again, ack);
+      else
+        logger.warn(
+          { err: replyError, discordCode: again?.code, discordStatus: again?.status },
+          'could not tell the member about a failure',
+        );
     }
   }
 
@@ -257,7 +312,12 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
     try {
       await interaction.respond(choices);
     } catch (error) {
-      logger.warn({ err: error }, 'could not answer autocomplete');
+      const failure = discordFailureOf(error);
+      // Late autocomplete answers are common (the member kept typing): a warning, without a stack.
+      logger.warn(
+        failure === undefined ? { err: error } : { discordCode: failure.code, discordStatus: failure.status },
+        'could not answer autocomplete',
+      );
     }
   }
 
@@ -296,7 +356,9 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
     try {
       await interaction.reply({ content: text, allowedMentions: NO_MENTIONS, flags: MessageFlags.Ephemeral });
     } catch (error) {
-      logger.warn({ err: error }, 'could not answer briefly');
+      const failure = discordFailureOf(error);
+      if (failure?.kind === 'token-dead') logDeadToken(logger, failure, 'none');
+      else logger.warn({ err: error }, 'could not answer briefly');
     }
   }
 

@@ -3,6 +3,7 @@
  * text (a query error) is escaped so it can neither format nor ping. Unexpected errors get a generic line
  * and are logged by the caller with context.
  */
+import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
 import {
   BadQueryError,
   ForbiddenError,
@@ -34,8 +35,49 @@ function waitText(ms: number | undefined): string {
   return seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} s`;
 }
 
+/**
+ * Discord's answers that mean an interaction token can no longer be used: 10062 Unknown interaction (the
+ * 3 s answer window passed, or the interaction is unknown), 10015 Unknown Webhook and 50027 Invalid Webhook
+ * Token (the 15 min token lifetime passed), 40060 already acknowledged (someone else answered it). Any
+ * further call with that token is refused the same way.
+ */
+export const DEAD_TOKEN_CODES: ReadonlySet<number> = new Set([10062, 10015, 50027, 40060]);
+
+/** A REST call to Discord that failed, as the router logs it. */
+export interface DiscordFailure {
+  /** `token-dead`: the interaction cannot be answered any more; `delivery`: Discord did not take a call. */
+  readonly kind: 'token-dead' | 'delivery';
+  /** Discord's JSON error code, when it sent one. */
+  readonly code: number | string | undefined;
+  readonly status: number | undefined;
+  readonly method: string | undefined;
+}
+
+/** What Discord's REST client threw, or undefined when `error` is not a Discord REST failure. */
+export function discordFailureOf(error: unknown): DiscordFailure | undefined {
+  if (error instanceof DiscordAPIError) {
+    const dead = typeof error.code === 'number' && DEAD_TOKEN_CODES.has(error.code);
+    return {
+      kind: dead ? 'token-dead' : 'delivery',
+      code: error.code,
+      status: error.status,
+      method: error.method,
+    };
+  }
+  if (error instanceof HTTPError) {
+    return { kind: 'delivery', code: undefined, status: error.status, method: error.method };
+  }
+  if (error instanceof RateLimitError) {
+    return { kind: 'delivery', code: undefined, status: 429, method: error.method };
+  }
+  return undefined;
+}
+
 export function userErrorText(error: unknown): UserErrorText {
   if (error instanceof UserFacingError) return { text: error.message, expected: true };
+  // Discord did not take a call: nothing the member did, and nothing to fix in the bot.
+  if (discordFailureOf(error) !== undefined)
+    return { text: 'Something went wrong. Please try again later.', expected: true };
   if (!isPhilomenaError(error))
     return { text: 'Something went wrong. Please try again later.', expected: false };
   if (error instanceof NotFoundError) return { text: 'Not found on the site.', expected: true };

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fitChoices } from '../../src/bot/router.js';
-import { UserFacingError, userErrorText } from '../../src/bot/user-error.js';
+import { DiscordAPIError, HTTPError } from 'discord.js';
+import { fitChoices, tokenUsable, type Ack } from '../../src/bot/router.js';
+import {
+  discordFailureOf,
+  UserFacingError,
+  userErrorText,
+  type DiscordFailure,
+} from '../../src/bot/user-error.js';
 import {
   BadQueryError,
   ForbiddenError,
@@ -79,5 +85,51 @@ describe('fitChoices', () => {
       expect(String(choice.value).length).toBeLessThanOrEqual(100);
     }
     expect(new Set(fitted.map((c) => c.value)).size).toBe(25);
+  });
+});
+
+describe('discordFailureOf', () => {
+  const apiError = (code: number, status: number) =>
+    new DiscordAPIError({ code, message: 'refused' }, code, status, 'PATCH', 'https://discord.test/x', {});
+
+  it.each<[string, unknown, DiscordFailure['kind'] | undefined, number | undefined]>([
+    ['10062 Unknown interaction', apiError(10062, 404), 'token-dead', 404],
+    ['50027 Invalid Webhook Token', apiError(50027, 401), 'token-dead', 401],
+    ['40060 already acknowledged', apiError(40060, 400), 'token-dead', 400],
+    ['10015 Unknown Webhook', apiError(10015, 404), 'token-dead', 404],
+    ['50013 Missing Permissions', apiError(50013, 403), 'delivery', 403],
+    [
+      'a 502 after the retries',
+      new HTTPError(502, 'Bad Gateway', 'POST', 'https://discord.test/x', {}),
+      'delivery',
+      502,
+    ],
+    ['a board failure', new NotFoundError('gone', ctx), undefined, undefined],
+    ['a bug', new TypeError('x is undefined'), undefined, undefined],
+  ])('GIVEN %s THEN it is classified as %s', (_name, error, kind, status) => {
+    const failure = discordFailureOf(error);
+    expect(failure?.kind).toBe(kind);
+    expect(failure?.status).toBe(status);
+  });
+
+  it('GIVEN a Discord delivery failure THEN the member reads the generic line and it is not logged as a bug', () => {
+    expect(userErrorText(apiError(50013, 403))).toEqual({
+      text: 'Something went wrong. Please try again later.',
+      expected: true,
+    });
+  });
+});
+
+describe('tokenUsable', () => {
+  const created = 1_700_000_000_000;
+  it.each<[Ack, number, boolean]>([
+    ['none', 2_000, true],
+    ['none', 3_000, false],
+    ['reply-public', 10 * 60_000, true],
+    ['reply-ephemeral', 14 * 60_000 + 29_000, true],
+    ['update', 14 * 60_000 + 31_000, false],
+    ['reply-public', 16 * 60_000, false],
+  ])('GIVEN ack %s and an interaction %d ms old THEN usable is %s', (ack, age, usable) => {
+    expect(tokenUsable({ createdTimestamp: created }, ack, created + age)).toBe(usable);
   });
 });
