@@ -79,32 +79,64 @@ function fitOne(embed: APIEmbed): APIEmbed {
   return out;
 }
 
-/** Shrink `embed` by about `excess` characters, least important text first. Returns the new embed. */
+/**
+ * The core fields of an embed: the leading block fields before the first inline one. On an image card
+ * they are the credit and the sources, which the board asks every client to show: shrinking may shorten
+ * them but never removes them.
+ */
+function coreFieldCount(fields: readonly APIEmbedField[]): number {
+  const firstInline = fields.findIndex((field) => field.inline === true);
+  return firstInline === -1 ? 0 : firstInline;
+}
+
+const DESCRIPTION_KEEP = 300;
+const FIELD_KEEP = 60;
+const CORE_FIELD_KEEP = 120;
+
+/** `text` cut by up to `over` characters but not below `floor`; returns the new text and what it saved. */
+function cut(text: string, over: number, floor: number): { text: string; saved: number } {
+  if (over <= 0 || text.length <= floor) return { text, saved: 0 };
+  const next = fit(text, Math.max(floor, text.length - over));
+  return { text: next, saved: text.length - next.length };
+}
+
+/**
+ * Shrink `embed` by about `excess` characters, least important text first: the description down to its
+ * opening (where the gate notices are), then the other fields from the last, then the rest of the
+ * description, then the core fields down to a short remainder, then the footer and the title.
+ */
 function shrink(embed: APIEmbed, excess: number): APIEmbed {
   const out: APIEmbed = { ...embed };
   let over = excess;
-  const description = out.description;
-  if (over > 0 && description !== undefined) {
-    const keep = Math.max(0, description.length - over);
-    const next = keep < 40 ? '' : fit(description, keep);
-    over -= description.length - next.length;
-    if (next === '') delete out.description;
-    else out.description = next;
+  if (out.description !== undefined) {
+    const step = cut(out.description, over, DESCRIPTION_KEEP);
+    out.description = step.text;
+    over -= step.saved;
   }
-  // Then fields from the last (tags, stats) towards the first (credit, sources).
   const fields = [...(out.fields ?? [])];
-  for (let i = fields.length - 1; i >= 0 && over > 0; i -= 1) {
+  const core = coreFieldCount(fields);
+  for (let i = fields.length - 1; i >= core && over > 0; i -= 1) {
     const field = fields[i];
     if (!field) continue;
-    const keep = field.value.length - over;
-    if (keep >= 60) {
-      const value = fit(field.value, keep);
-      over -= field.value.length - value.length;
-      fields[i] = { ...field, value };
+    if (field.value.length - over >= FIELD_KEEP) {
+      const step = cut(field.value, over, FIELD_KEEP);
+      over -= step.saved;
+      fields[i] = { ...field, value: step.text };
     } else {
       over -= field.name.length + field.value.length;
       fields.splice(i, 1);
     }
+  }
+  if (over > 0 && out.description !== undefined) {
+    over -= out.description.length;
+    delete out.description;
+  }
+  for (let i = core - 1; i >= 0 && over > 0; i -= 1) {
+    const field = fields[i];
+    if (!field) continue;
+    const step = cut(field.value, over, CORE_FIELD_KEEP);
+    over -= step.saved;
+    fields[i] = { ...field, value: step.text };
   }
   if (out.fields) out.fields = fields;
   if (over > 0 && out.author) {
@@ -125,26 +157,41 @@ function shrink(embed: APIEmbed, excess: number): APIEmbed {
   return out;
 }
 
+/** The largest per-embed size `b` with the sum of min(length, b) within `total` (water-filling). */
+function fairShare(lengths: readonly number[], total: number): number {
+  const sorted = [...lengths].sort((a, b) => a - b);
+  let remaining = total;
+  let left = sorted.length;
+  for (const length of sorted) {
+    const share = Math.floor(remaining / left);
+    if (length > share) return share;
+    remaining -= length;
+    left -= 1;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
 /**
  * The embeds of one message within all of Discord's limits: at most 10, each within its own limits, and
- * 6000 characters in all. Over the total, the later embeds give up text first (descriptions, then the
- * last fields, ...); embeds with nothing left are dropped, but the first always stays.
+ * 6000 characters in all. Over the total, the room is shared fairly: every embed longer than its share
+ * gives up text (see `shrink`), so three long cards keep three credits and three sets of sources. Only
+ * when that cannot be enough are whole embeds dropped from the end (never the first, never gutted).
  */
 export function fitEmbeds(embeds: readonly APIEmbed[]): APIEmbed[] {
-  const fitted = embeds.slice(0, EMBEDS_PER_MESSAGE_MAX).map(fitOne);
-  let total = fitted.reduce((sum, embed) => sum + embedLength(embed), 0);
-  for (let i = fitted.length - 1; i >= 0 && total > EMBEDS_TOTAL_MAX; i -= 1) {
-    const embed = fitted[i];
-    if (!embed) continue;
-    const before = embedLength(embed);
-    const shrunk = shrink(embed, total - EMBEDS_TOTAL_MAX);
-    fitted[i] = shrunk;
-    total -= before - embedLength(shrunk);
-  }
-  // Whole embeds from the end, if shrinking could not do it (many embeds with long titles).
-  while (total > EMBEDS_TOTAL_MAX && fitted.length > 1) {
+  let fitted = embeds.slice(0, EMBEDS_PER_MESSAGE_MAX).map(fitOne);
+  const lengths = fitted.map(embedLength);
+  const total = lengths.reduce((sum, length) => sum + length, 0);
+  if (total <= EMBEDS_TOTAL_MAX) return fitted;
+  const share = fairShare(lengths, EMBEDS_TOTAL_MAX);
+  fitted = fitted.map((embed, i) => {
+    const length = lengths[i] ?? 0;
+    return length > share ? shrink(embed, length - share) : embed;
+  });
+  let sum = fitted.reduce((acc, embed) => acc + embedLength(embed), 0);
+  while (sum > EMBEDS_TOTAL_MAX && fitted.length > 1) {
     const last = fitted.pop();
-    if (last) total -= embedLength(last);
+    if (last) sum -= embedLength(last);
   }
+  if (sum > EMBEDS_TOTAL_MAX && fitted[0]) fitted[0] = shrink(fitted[0], sum - EMBEDS_TOTAL_MAX);
   return fitted;
 }

@@ -84,13 +84,44 @@ describe('fitEmbeds', () => {
     expect(embed?.description).toMatch(/…$/);
   });
 
-  it('GIVEN the total is too long THEN the later embeds give way first', () => {
-    const first: APIEmbed = { title: 'first', description: big(3000, 'a') };
-    const second: APIEmbed = { title: 'second', description: big(3500, 'b') };
+  it('GIVEN the total is too long THEN an embed within its fair share is untouched and the long one gives way', () => {
+    const first: APIEmbed = { title: 'first', description: big(1000, 'a') };
+    const second: APIEmbed = { title: 'second', description: big(5500, 'b') };
     const [a, b] = fitEmbeds([first, second]);
     expect(a).toEqual(first);
     expect(b?.title).toBe('second');
-    expect((b?.description ?? '').length).toBeLessThan(3500);
+    expect((b?.description ?? '').length).toBeLessThan(5500);
+    expect(embedLength(a ?? {}) + embedLength(b ?? {})).toBeLessThanOrEqual(EMBEDS_TOTAL_MAX);
+  });
+
+  it('GIVEN three heavy image cards in one message THEN each keeps its title, credit and every source field', () => {
+    const card = (id: number): APIEmbed => ({
+      title: `#${id}`,
+      url: `https://derpibooru.org/images/${id}`,
+      description: big(1800, 'd'),
+      fields: [
+        { name: 'Credit', value: `**Artist:** artist ${id} ${big(300, 'c')}` },
+        { name: 'Sources', value: `<https://example.com/${id}>\n${big(900, 's')}` },
+        { name: 'Sources (continued)', value: big(1000, 's') },
+        { name: 'Rating', value: 'safe', inline: true },
+        { name: 'Score', value: '10', inline: true },
+        { name: 'Tags (300)', value: big(1020, 't') },
+      ],
+      footer: { text: 'Derpibooru' },
+    });
+    const cards = [card(1), card(2), card(3)];
+    expect(cards.reduce((sum, c) => sum + embedLength(c), 0)).toBeGreaterThan(EMBEDS_TOTAL_MAX * 2);
+    const fitted = fitEmbeds(cards);
+    expect(fitted).toHaveLength(3);
+    expect(fitted.reduce((sum, c) => sum + embedLength(c), 0)).toBeLessThanOrEqual(EMBEDS_TOTAL_MAX);
+    for (const [i, embed] of fitted.entries()) {
+      expect(embed.title).toBe(`#${i + 1}`);
+      expect(embed.url).toBe(`https://derpibooru.org/images/${i + 1}`);
+      const names = (embed.fields ?? []).map((field) => field.name);
+      expect(names.slice(0, 3)).toEqual(['Credit', 'Sources', 'Sources (continued)']);
+      expect(embed.fields?.[0]?.value).toContain(`artist ${i + 1}`);
+      expect(embed.fields?.[1]?.value).toContain(`<https://example.com/${i + 1}>`);
+    }
   });
 
   it('GIVEN bad or overlong URLs THEN they are dropped instead of failing the message', () => {
