@@ -1,0 +1,36 @@
+/**
+ * Three heavy cards in one unfurl reply share Discord's 6000-character room: every card keeps its link,
+ * its credit and its sources (the board's conditions), whatever else has to give way.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APIEmbed } from 'discord.js';
+import { IDS } from '../fakes/philomena/index.js';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ env: { BOORU_FILTER_ID: '56027' } });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('unfurl of several heavy images', () => {
+  it('GIVEN three links to long cards in an age-restricted channel THEN one reply, three credited and sourced cards within the limits', async () => {
+    const ids = [IDS.manySources, IDS.hostileText, IDS.multiCredit];
+    const content = ids.map((id) => `${h.booru.url}/images/${id}`).join(' and ');
+    const posted = await h.discord.sendMessage({ channel: 'ageRestricted', content });
+    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const embeds = reply.embeds as APIEmbed[];
+    expect(embeds.map((embed) => embed.url)).toEqual(ids.map((id) => `${h.booru.url}/images/${id}`));
+    for (const embed of embeds) {
+      const names = (embed.fields ?? []).map((field) => field.name);
+      expect(names[0]).toBe('Credit');
+      expect(names[1]).toMatch(/^Sources?$/);
+      expect(embed.fields?.[0]?.value.length).toBeGreaterThan(0);
+    }
+    expect(h.discord.violations).toEqual([]);
+    expect(h.discord.mentionRisks).toEqual([]);
+  });
+});
