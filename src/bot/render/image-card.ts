@@ -146,6 +146,18 @@ function creditField(image: VisibleImage, site: Site): APIEmbedField {
   };
 }
 
+/** The credit in one line (roles joined with " · "), for places with little room such as an example image. */
+export function creditLine(image: VisibleImage, site: Site, max: number): string {
+  return truncateMarkdown(creditField(image, site).value.replaceAll('\n', ' · '), max);
+}
+
+/** Every source in one line, as many as fit in `max`, or "no source given". */
+export function sourceLine(image: VisibleImage, max: number): string {
+  const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+  if (entries.length === 0) return 'no source given';
+  return joinWithin(entries.map(sourceEntry), ' · ', max, (n) => `… and ${n} more on the image page`).text;
+}
+
 /** A source as shown: an https link, or (not an http(s) URL) escaped plain text. */
 export function sourceEntry(source: string): string {
   const link = sourceLink(source);

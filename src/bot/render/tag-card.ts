@@ -8,7 +8,7 @@ import type { Site } from '../../philomena/sites.js';
 import { tagNameOfSlug } from '../../philomena/tags.js';
 import { httpsUrl, imagePageUrl, tagPageUrl } from '../../philomena/urls.js';
 import { mayShow } from '../safety.js';
-import { pictureOf, joinWithin, NEUTRAL_COLOUR } from './image-card.js';
+import { creditLine, pictureOf, joinWithin, NEUTRAL_COLOUR, sourceLine } from './image-card.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
 import {
   boardMarkdownToDiscord,
@@ -67,8 +67,15 @@ function exampleParts(
   const link = maskedLink(`#${example.id}`, imagePageUrl(ctx.site, example.id));
   const showable = mayShow(example, ctx.ageRestricted) && !example.spoilered && example.thumbnails_generated;
   const picture = showable ? pictureOf(example, ctx.site).picture : null;
-  if (picture === null) return { field: { name: 'Example', value: `${link} (not shown here)` } };
-  return { field: { name: 'Example', value: link }, picture };
+  // Like every card, the example credits its artists and shows its sources, picture or not.
+  const value = [
+    picture === null ? `${link} (not shown here)` : link,
+    `**Credit:** ${creditLine(example, ctx.site, 400)}`,
+    `**Source:** ${sourceLine(example, 400)}`,
+  ].join('\n');
+  return picture === null
+    ? { field: { name: 'Example', value } }
+    : { field: { name: 'Example', value }, picture };
 }
 
 export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {

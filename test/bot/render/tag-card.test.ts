@@ -163,10 +163,26 @@ describe('tagCard', () => {
     const embed = tagCard(tag(), { site, ageRestricted, example: img });
     expect(embed.image?.url).toBe(shown ? 'https://derpicdn.net/img/99/large.png' : undefined);
     expect(fieldValue(embed, 'Example')).toBe(
-      shown
-        ? '[#99](https://derpibooru.org/images/99)'
-        : '[#99](https://derpibooru.org/images/99) (not shown here)',
+      [
+        shown
+          ? '[#99](https://derpibooru.org/images/99)'
+          : '[#99](https://derpibooru.org/images/99) (not shown here)',
+        '**Credit:** artist unknown',
+        '**Source:** no source given',
+      ].join('\n'),
     );
+  });
+
+  it('GIVEN a credited, sourced example THEN its artists and every source are on the card', () => {
+    const img = example(['safe', 'artist:some painter', 'colorist:other one'], {
+      source_urls: ['http://example.com/a', 'https://example.com/b'],
+    });
+    const value = fieldValue(tagCard(tag(), { site, ageRestricted: false, example: img }), 'Example') ?? '';
+    expect(value).toContain('some painter');
+    expect(value).toContain('other one');
+    expect(value).toContain('https://example.com/a');
+    expect(value).toContain('https://example.com/b');
+    expect(value).not.toContain('http://');
   });
 
   it('GIVEN a deleted example THEN no example is shown', () => {
