@@ -4,7 +4,7 @@
  * not slow Derpibooru down. The API key belongs to the default site's account, so it is handed to that
  * site's client only and can never travel to another host.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, Pool, type Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import type { BreakerOptions } from './breaker.js';
@@ -25,7 +25,16 @@ export interface ClientRegistry {
   readonly defaultSite: Site;
   /** The clients made so far, for figures (budget queue, breaker state). */
   clients(): readonly ManagedPhilomenaClient[];
-  close(): Promise<void>;
+  /**
+   * Closes the connection pool the registry made (a dispatcher passed in is the caller's to close).
+   * Graceful by default: requests in flight finish first, which can take a whole request timeout.
+   * `force` drops them at once (their callers get an error), for a shutdown whose grace is over.
+   */
+  close(options?: RegistryCloseOptions): Promise<void>;
+}
+
+export interface RegistryCloseOptions {
+  readonly force?: boolean;
 }
 
 export interface ClientRegistryOptions {
@@ -49,17 +58,53 @@ export interface ClientRegistryOptions {
   readonly now?: () => number;
 }
 
+interface OwnPool {
+  readonly agent: Agent;
+  /** Drops every request in flight, even after a graceful close began. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * The shared keep-alive pool. undici's Agent forgets its per-origin pools as soon as close() starts, so a
+ * destroy() after a graceful close would reach none of them and the requests in flight would run on: the
+ * pools are kept here too (closed ones dropped whenever a new one is made, so the set stays small).
+ */
+function createOwnPool(): OwnPool {
+  const pools = new Set<Pool>();
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: 16,
+    factory: (origin, poolOptions) => {
+      for (const pool of pools) if (pool.closed || pool.destroyed) pools.delete(pool);
+      const pool = new Pool(origin, poolOptions);
+      pools.add(pool);
+      return pool;
+    },
+  });
+  return {
+    agent,
+    async destroy() {
+      await Promise.all([...pools].map((pool) => pool.destroy()));
+      pools.clear();
+      await agent.destroy();
+    },
+  };
+}
+
 export function createClientRegistry(options: ClientRegistryOptions): ClientRegistry {
-  const ownDispatcher = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
+  const own = options.dispatcher === undefined ? createOwnPool() : undefined;
+  const dispatcher: Dispatcher | undefined = options.dispatcher ?? own?.agent;
+  if (dispatcher === undefined) throw new Error('unreachable: no dispatcher');
   const cache: ResponseCache = createResponseCache({
     store: options.cache,
     logger: options.logger,
     ...(options.memoryEntries === undefined ? {} : { memoryEntries: options.memoryEntries }),
   });
   const clients = new Map<string, ManagedPhilomenaClient>();
+  // undici refuses close() after destroy(): remember what was started, so closing twice is harmless.
+  let destroyed: Promise<void> | undefined;
+  let closed: Promise<void> | undefined;
 
   return {
     defaultSite: options.defaultSite,
@@ -88,9 +133,16 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     clients() {
       return [...clients.values()];
     },
-    async close() {
+    async close(closeOptions = {}) {
       clients.clear();
-      if (ownDispatcher) await dispatcher.close();
+      if (own === undefined) return;
+      if (closeOptions.force === true) {
+        destroyed ??= own.destroy();
+        await destroyed;
+        return;
+      }
+      closed ??= destroyed ?? own.agent.close();
+      await closed;
     },
   };
 }

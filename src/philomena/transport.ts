@@ -261,8 +261,16 @@ export function createTransport(options: TransportOptions): Transport {
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
       if (error instanceof InvalidResponseError) throw error;
-      const timedOut = controller.signal.reason instanceof TimeoutSignal;
       const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
+        // Our own pool was shut down (the bot is stopping): not the site's fault, and nothing to retry.
+        throw new SiteUnavailableError(`${site}: the connection pool is closed`, 'network', {
+          site,
+          path,
+          cause: scrub(error),
+        });
+      }
+      const timedOut = controller.signal.reason instanceof TimeoutSignal;
       options.logger?.debug(
         {
           site,

@@ -35,6 +35,8 @@ async function booru(): Promise<Booru> {
   const state = { status: 200 };
   const server = http.createServer((req, res) => {
     urls.push(req.url ?? '');
+    // 0: take the request and never answer (until close()).
+    if (state.status === 0) return;
     if (state.status !== 200) {
       res.writeHead(state.status);
       res.end();
@@ -118,5 +120,67 @@ describe('client registry', () => {
     expect(broken.urls).toHaveLength(2);
     await expect(registry.client(healthy.site).image(2028858)).resolves.toMatchObject({ id: 2028858 });
     await registry.close();
+  });
+
+  describe('close', () => {
+    /** A registry whose request to a site that never answers is in flight, with timeouts far off. */
+    async function hangingRequest() {
+      const site = await booru();
+      site.status = 0;
+      const { logger } = quietLogger();
+      const backoffs: number[] = [];
+      const registry = createClientRegistry({
+        defaultSite: site.site,
+        cache: new Keyv(),
+        logger,
+        transport: { attemptTimeoutMs: 60_000, deadlineMs: 120_000 },
+        // One failure would open it: the pool's own shutdown must not count as the site failing.
+        breaker: { failureThreshold: 1 },
+        sleep: (ms) => {
+          backoffs.push(ms);
+          return Promise.resolve();
+        },
+      });
+      const pending = registry
+        .client(site.site)
+        .image(1)
+        .then(
+          () => 'answered',
+          (e: unknown) => e,
+        );
+      await expect.poll(() => site.urls.length).toBe(1);
+      return { site, registry, pending, backoffs };
+    }
+
+    it('GIVEN a request the site never answers WHEN closed with force THEN close returns at once and the request fails without a retry', async () => {
+      const { site, registry, pending, backoffs } = await hangingRequest();
+      const [client] = registry.clients();
+      const started = performance.now();
+      await registry.close({ force: true });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      const outcome = await pending;
+      expect(outcome).toBeInstanceOf(SiteUnavailableError);
+      expect(outcome).toMatchObject({ reason: 'network' });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(site.urls).toHaveLength(1);
+      expect(backoffs).toEqual([]);
+      expect(client?.stats().breaker).toBe('closed');
+      // A second close, forced or not, is harmless.
+      await registry.close();
+      await registry.close({ force: true });
+    });
+
+    it('GIVEN the same request WHEN closed gracefully THEN close waits for it; a forced close then ends both', async () => {
+      const { registry, pending } = await hangingRequest();
+      let closed = false;
+      const graceful = registry.close().then(() => {
+        closed = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(closed).toBe(false);
+      await registry.close({ force: true });
+      await graceful;
+      expect(await pending).toBeInstanceOf(SiteUnavailableError);
+    });
   });
 });
