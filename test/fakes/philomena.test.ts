@@ -608,6 +608,14 @@ describe('image search', () => {
 });
 
 describe('query parser', () => {
+  it.each([
+    ['(a) OR (b)', 'or'],
+    ['(a) AND (b)', 'and'],
+    ['-(a) OR b', 'or'],
+  ])('GIVEN %s THEN the word after a closing parenthesis is an operator (%s), as on the board', (q, kind) => {
+    expect(parseQuery(q).kind).toBe(kind);
+  });
+
   it('GIVEN precedence and grouping THEN NOT binds tighter than AND, AND tighter than OR', () => {
     expect(parseQuery('a, b || c')).toEqual({
       kind: 'or',

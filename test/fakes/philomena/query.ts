@@ -34,7 +34,8 @@ function tokenize(input: string): Token[] {
   let i = 0;
   const atTermStart = (): boolean => {
     const last = tokens[tokens.length - 1];
-    return last === undefined || last.type !== 'term';
+    // After a term or a closing parenthesis an operator is due, not a term: `(a) OR (b)`.
+    return last === undefined || (last.type !== 'term' && last.type !== 'rparen');
   };
   while (i < input.length) {
     const ch = input[i] as string;
