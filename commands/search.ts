@@ -10,7 +10,7 @@ import {
   SORTS,
   type Sort,
 } from '../src/bot/search-paging.js';
-import { suggestTags } from '../src/bot/tag-suggestions.js';
+import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from '../src/bot/tag-suggestions.js';
 import { lastTerm } from '../src/philomena/tags.js';
 
 const QUERY_MAX = 1000;
@@ -78,13 +78,18 @@ export const searchCommand = {
     const negation = /^(?:-|!|NOT\s+)/i.exec(term)?.[0] ?? '';
     const bare = term.slice(negation.length);
     if (bare.trim() === '') return [];
+    // A choice replaces the whole option, so its value is everything typed before the term plus the tag,
+    // and Discord caps a value at 100 characters: only tags that fit are offered. Without room for even
+    // one character, there is nothing to offer and the board is not asked.
+    const lead = `${prefix}${negation}`;
+    const room = CHOICE_TEXT_MAX - lead.length;
+    if (room <= 0) return [];
     const tags = await suggestTags(context.registry.client(context.view.site), bare, {
       signal: context.signal,
     });
-    return tags.map((tag) => ({
-      name: `${tag.name} (${tag.images})`,
-      value: `${prefix}${negation}${tag.name}`,
-    }));
+    return tags
+      .filter((tag) => tag.name.length <= room)
+      .map((tag) => ({ name: suggestionLabel(tag), value: `${lead}${tag.name}` }));
   },
   buttons: searchButtons(),
 } satisfies Command;

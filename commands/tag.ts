@@ -2,7 +2,7 @@ import { SlashCommandBuilder } from 'discord.js';
 import type { Command, View } from '../src/bot/command.js';
 import { fitEmbeds, NO_MENTIONS, tagCard } from '../src/bot/render/index.js';
 import { boardQuery } from '../src/bot/search-paging.js';
-import { suggestTags } from '../src/bot/tag-suggestions.js';
+import { suggestionLabel, suggestTags } from '../src/bot/tag-suggestions.js';
 import { isPhilomenaError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { PhilomenaClient } from '../src/philomena/client-types.js';
@@ -79,6 +79,6 @@ export const tagCommand = {
     const tags = await suggestTags(context.registry.client(context.view.site), focused.value, {
       signal: context.signal,
     });
-    return tags.map((tag) => ({ name: `${tag.name} (${tag.images})`, value: tag.name }));
+    return tags.map((tag) => ({ name: suggestionLabel(tag), value: tag.name }));
   },
 } satisfies Command;

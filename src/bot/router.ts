@@ -36,6 +36,7 @@ import { decodeCustomId } from './custom-id.js';
 import { NO_MENTIONS } from './render/index.js';
 import type { GuildSettings } from './settings.js';
 import type { InteractionState } from './state.js';
+import { CHOICE_TEXT_MAX } from './tag-suggestions.js';
 import { discordFailureOf, UserFacingError, userErrorText, type DiscordFailure } from './user-error.js';
 import { resolveView } from './view.js';
 
@@ -91,7 +92,6 @@ export type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
 
 const CHOICES_MAX = 25;
 const UNKNOWN_COMMAND = 'This command is not available any more.';
-const CHOICE_TEXT_MAX = 100;
 
 /** Discord rejects the whole answer if one choice breaks a limit: drop what does not fit. */
 export function fitChoices(
