@@ -8,37 +8,12 @@ import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createClientRegistry } from './philomena/registry.js';
-import { closeStore, createStore } from './store.js';
+import { closeStore, openStore } from './store.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
 /** After this, a shutdown that hangs (board request, store) gives way to exit 1. */
 const SHUTDOWN_FORCE_MS = SHUTDOWN_GRACE_MS + 5_000;
-const PROBE_KEY = 'store:probe';
-
-/**
- * keyv reports storage failures as 'error' events and returns false/undefined rather than throwing, and
- * SQLite opens lazily: a write and a read back is the only way to know at start that settings will stick.
- */
-async function probeStore(store: Keyv): Promise<void> {
-  let failure: unknown;
-  const onError = (error: unknown): void => {
-    failure ??= error;
-  };
-  store.on('error', onError);
-  try {
-    const value = Date.now();
-    const written = await store.set(PROBE_KEY, value);
-    const read: unknown = written === false ? undefined : await store.get(PROBE_KEY);
-    if (read !== value) {
-      if (failure instanceof Error) throw failure;
-      throw new Error(failure === undefined ? 'a value written could not be read back' : String(failure));
-    }
-    await store.delete(PROBE_KEY);
-  } finally {
-    store.off('error', onError);
-  }
-}
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -68,14 +43,10 @@ async function main(): Promise<void> {
 
   let store: Keyv;
   try {
-    store = createStore(config.storeUrl);
-    await probeStore(store);
+    store = await openStore(config.storeUrl);
   } catch (error) {
-    // One line a person can act on; a stack trace would only bury it.
-    const reason = error instanceof Error ? error.message : String(error);
-    logger.fatal(
-      `could not open the store at STORE_URL (${reason}): use a path whose folder exists or can be created and is writable, e.g. sqlite://data/bot.sqlite, or memory:// to keep nothing`,
-    );
+    // One line a person can act on (openStore's message says how to fix it); a stack would only bury it.
+    logger.fatal(error instanceof Error ? error.message : String(error));
     flush();
     process.exit(1);
   }
@@ -92,7 +63,9 @@ async function main(): Promise<void> {
     logger,
     async () => {
       await bot.stop({ graceMs: SHUTDOWN_GRACE_MS });
-      await registry.close();
+      // The grace is over: board requests still running have nobody to answer, so drop them rather than
+      // wait up to a whole request timeout for them.
+      await registry.close({ force: true });
       await closeStore(store);
     },
     { forceExitAfterMs: SHUTDOWN_FORCE_MS, flush },
@@ -101,7 +74,7 @@ async function main(): Promise<void> {
     await bot.start();
   } catch (error) {
     logger.fatal({ err: error }, 'could not connect to Discord (is DISCORD_TOKEN right?)');
-    await registry.close();
+    await registry.close({ force: true });
     await closeStore(store);
     flush();
     process.exit(1);

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Keyv from 'keyv';
 import { createResponseCache } from '../../src/philomena/cache.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { closeStore, createStore, openStore, StoreOpenError } from '../../src/store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -69,4 +69,64 @@ describe('store', () => {
       expect(() => createStore(url)).toThrow(/sqlite:\/\/|memory:\/\//);
     },
   );
+});
+
+describe('openStore', () => {
+  function tempDir(): string {
+    const dir = mkdtempSync(path.join(tmpdir(), 'philomena-open-store-'));
+    dirs.push(dir);
+    return dir;
+  }
+
+  it('GIVEN a new SQLite file THEN it opens after the probe, leaves no probe key behind, and keeps values', async () => {
+    const file = path.join(tempDir(), 'deeper', 'bot.sqlite');
+    const store = await openStore(`sqlite://${file}`);
+    expect(existsSync(file)).toBe(true);
+    expect(await store.get('store:probe')).toBeUndefined();
+    await store.set('settings:1', { filterId: 56027 });
+    await closeStore(store);
+    const reopened = await openStore(`sqlite://${file}`);
+    expect(await reopened.get('settings:1')).toEqual({ filterId: 56027 });
+    await closeStore(reopened);
+  });
+
+  it('GIVEN memory:// THEN it opens', async () => {
+    const store = await openStore('memory://');
+    await store.set('a', 1);
+    expect(await store.get('a')).toBe(1);
+    await closeStore(store);
+  });
+
+  it('GIVEN a path under a regular file THEN it fails with one line naming STORE_URL, the cause and the fix', async () => {
+    const file = path.join(tempDir(), 'not-a-folder');
+    writeFileSync(file, 'x');
+    const error = await openStore(`sqlite://${path.join(file, 'bot.sqlite')}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreOpenError);
+    const message = (error as StoreOpenError).message;
+    expect(message).toMatch(/^could not open the store at STORE_URL \(.*not-a-folder.*\): use a path/);
+    expect(message).toContain('sqlite://data/bot.sqlite');
+    expect(message).toContain('memory://');
+    expect(message).not.toContain('\n');
+    expect((error as StoreOpenError).code).toBe('STORE_UNAVAILABLE');
+    expect((error as StoreOpenError).cause).toBeInstanceOf(Error);
+  });
+
+  it('GIVEN a directory as the SQLite file THEN the lazy open is caught by the write/read probe', async () => {
+    // createStore alone accepts it: SQLite only fails on first use.
+    const dir = tempDir();
+    const lazy = createStore(`sqlite://${dir}`);
+    lazy.on('error', () => undefined);
+    await lazy.disconnect().catch(() => undefined);
+    const error = await openStore(`sqlite://${dir}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as StoreOpenError).message).toMatch(
+      /^could not open the store at STORE_URL \(SQLITE_CANTOPEN.*\): use a path/,
+    );
+  });
+
+  it('GIVEN an unsupported scheme THEN it fails the same way, naming the accepted forms', async () => {
+    const error = await openStore('redis://127.0.0.1:6379').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as StoreOpenError).message).toMatch(/STORE_URL \(unsupported store URL scheme redis:/);
+  });
 });
