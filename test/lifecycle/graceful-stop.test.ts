@@ -7,6 +7,7 @@ import { SlashCommandBuilder } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/bot/command.js';
 import { RESTARTING_TEXT } from '../../src/bot/router.js';
+import { IDS } from '../fakes/philomena/index.js';
 import { startHarness, type Harness } from '../e2e/harness.js';
 
 interface Gate {
@@ -84,6 +85,23 @@ describe('Bot.stop with a grace period', () => {
       .logLines()
       .find((line) => line['msg'] === 'work still in flight when the grace period ended');
     expect(warning?.['unfinished']).toBe(1);
+  });
+
+  it('GIVEN a board request that outlasts the grace THEN the shutdown main runs (stop, then a forced registry close) ends at once instead of waiting for the request timeout', async () => {
+    h = await startHarness({ registry: { transport: { attemptTimeoutMs: 60_000, deadlineMs: 120_000 } } });
+    h.booru.inject({ fault: { kind: 'hang' }, path: '/api/v1/json/images/' });
+    h.discord.sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: 'plain' });
+    await h.discord.waitFor(
+      () => (h?.booru.requests.some((r) => r.path.startsWith('/api/v1/json/images/')) ? true : undefined),
+      10_000,
+    );
+    expect(await h.bot.stop({ graceMs: 100 })).toEqual({ unfinished: 1 });
+    const began = Date.now();
+    await h.registry.close({ force: true });
+    // The command's board call fails at once, so nothing is left running behind the shutdown.
+    await h.discord.waitFor(() => (h?.bot.inFlight === 0 ? true : undefined), 2_000);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(h.booru.requests.filter((r) => r.path.startsWith('/api/v1/json/images/'))).toHaveLength(1);
   });
 
   it('GIVEN a stopped bot started again THEN it takes work again', async () => {
