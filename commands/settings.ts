@@ -5,30 +5,115 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import type { Command, CommandContext } from '../src/bot/command.js';
-import { escapeMarkdown, NO_MENTIONS } from '../src/bot/render/index.js';
+import { escapeInline, escapeMarkdown, NO_MENTIONS, truncate } from '../src/bot/render/index.js';
 import { UserFacingError } from '../src/bot/user-error.js';
 import { NotFoundError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import type { PhilomenaClient } from '../src/philomena/client-types.js';
 import type { Filter } from '../src/philomena/schemas.js';
 import { KNOWN_SITES, type Site } from '../src/philomena/sites.js';
 
 const DESCRIPTION_MAX = 300;
+/** Tags named per list; the rest are counted ("and 12 more"). */
+const NAMED_TAGS_MAX = 15;
+/** Characters of one list of tag names, and of one kind of complex rules. */
+const TAG_LIST_MAX = 350;
+const RULES_MAX = 300;
+const RULE_LINES_MAX = 5;
+/** Philomena's largest page. */
+const PER_PAGE_MAX = 50;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function complexRules(text: string | null): number {
-  return (text ?? '').split(/\r?\n/).filter((line) => line.trim() !== '').length;
+function ruleLines(text: string | null): string[] {
+  return (text ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
-/** What a filter does, in a few lines: name, what it hides and what it spoilers. */
-export function describeFilter(filter: Filter, site: Site): string {
-  const hiddenRules = complexRules(filter.hidden_complex);
-  const spoileredRules = complexRules(filter.spoilered_complex);
+/**
+ * The names of the first tags each list of `filter` holds (the filter gives ids only), in one tag search
+ * by `id:` (an int field of Philomena's tag search). Undefined when the board does not answer: the caller
+ * falls back to counts.
+ */
+export async function filterTagNames(
+  client: Pick<PhilomenaClient, 'searchTags'>,
+  filter: Filter,
+  logger: Logger,
+): Promise<ReadonlyMap<number, string> | undefined> {
+  const ids = [
+    ...new Set([
+      ...filter.hidden_tag_ids.slice(0, NAMED_TAGS_MAX),
+      ...filter.spoilered_tag_ids.slice(0, NAMED_TAGS_MAX),
+    ]),
+  ];
+  if (ids.length === 0) return new Map();
+  try {
+    const page = await client.searchTags({
+      q: ids.map((id) => `id:${id}`).join(' || '),
+      perPage: Math.min(PER_PAGE_MAX, ids.length),
+    });
+    return new Map(page.items.map((tag) => [tag.id, tag.name]));
+  } catch (error) {
+    logger.info({ err: error, filterId: filter.id }, 'could not name the tags of a filter; showing counts');
+    return undefined;
+  }
+}
+
+/** `explicit, grotesque and 3 more`: escaped names (sorted), as many as fit, the rest counted. */
+function tagList(ids: readonly number[], names: ReadonlyMap<number, string>): string {
+  const known = ids
+    .slice(0, NAMED_TAGS_MAX)
+    .flatMap((id) => {
+      const name = names.get(id);
+      return name === undefined ? [] : [name];
+    })
+    .sort((a, b) => a.localeCompare(b));
+  const shown: string[] = [];
+  let length = 0;
+  for (const name of known) {
+    const escaped = escapeInline(name);
+    if (length + escaped.length + 2 > TAG_LIST_MAX) break;
+    shown.push(escaped);
+    length += escaped.length + 2;
+  }
+  const more = ids.length - shown.length;
+  if (shown.length === 0) return '';
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
+/** The rules in a code block: nothing in it formats or pings; a backtick cannot close it early. */
+function rulesBlock(lines: readonly string[]): string {
+  const kept = lines.slice(0, RULE_LINES_MAX).map((line) => line.replaceAll('`', '\u02cb'));
+  let body = truncate(kept.join('\n'), RULES_MAX);
+  if (lines.length > kept.length && !body.endsWith('\u2026')) body += '\n\u2026';
+  return `\`\`\`\n${body}\n\`\`\``;
+}
+
+function listLine(
+  verb: string,
+  ids: readonly number[],
+  rules: readonly string[],
+  names: ReadonlyMap<number, string> | undefined,
+): string {
+  const counts = `${verb} ${plural(ids.length, 'tag')}${rules.length > 0 ? ` and ${plural(rules.length, 'complex rule')}` : ''}`;
+  const list = names === undefined ? '' : tagList(ids, names);
+  const line = list === '' ? `${counts}.` : `${counts}: ${list}.`;
+  return rules.length > 0 ? `${line}\n${rulesBlock(rules)}` : line;
+}
+
+/**
+ * What a filter does: name, the tags it hides and spoilers (named when `names` has them, else counted),
+ * its complex rules, and its description.
+ */
+export function describeFilter(filter: Filter, site: Site, names?: ReadonlyMap<number, string>): string {
   const lines = [
     `**${escapeMarkdown(filter.name)}** (filter ${filter.id} on ${escapeMarkdown(site.name)})`,
-    `Hides ${plural(filter.hidden_tag_ids.length, 'tag')}${hiddenRules > 0 ? ` and ${plural(hiddenRules, 'complex rule')}` : ''}.`,
-    `Spoilers ${plural(filter.spoilered_tag_ids.length, 'tag')}${spoileredRules > 0 ? ` and ${plural(spoileredRules, 'complex rule')}` : ''}.`,
+    listLine('Hides', filter.hidden_tag_ids, ruleLines(filter.hidden_complex), names),
+    listLine('Spoilers', filter.spoilered_tag_ids, ruleLines(filter.spoilered_complex), names),
   ];
   const description = filter.description.trim();
   if (description !== '') {
@@ -77,8 +162,10 @@ async function show(interaction: ChatInputCommandInteraction, context: CommandCo
   } else {
     const own = record.filters[site.id] !== undefined;
     try {
-      const filter = await context.registry.client(site).filter(filterId);
-      lines.push(`Filter${own ? '' : ' (the bot default)'}:`, describeFilter(filter, site));
+      const client = context.registry.client(site);
+      const filter = await client.filter(filterId);
+      const names = await filterTagNames(client, filter, context.logger);
+      lines.push(`Filter${own ? '' : ' (the bot default)'}:`, describeFilter(filter, site, names));
     } catch (error) {
       context.logger.info({ err: error, filterId }, 'could not read the filter for /settings show');
       lines.push(
@@ -154,9 +241,10 @@ export const settingsCommand = {
         const site = context.view.site;
         const filter = await usableFilter(id, site, context);
         await context.settings.setFilter(guildId, site.id, filter.id);
+        const names = await filterTagNames(context.registry.client(site), filter, context.logger);
         return reply(
           interaction,
-          `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site)}`,
+          `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`,
         );
       }
       default:

@@ -1,0 +1,131 @@
+/**
+ * `/settings filter` and `/settings show` name what a filter hides and spoilers (the filter gives tag ids;
+ * the names come from one tag search by `id:`), show its complex rules in a code block, and fall back to
+ * counts when the names cannot be had.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeFilter } from '../../commands/settings.js';
+import { MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.js';
+import type { Filter } from '../../src/philomena/schemas.js';
+import { knownSite } from '../../src/philomena/sites.js';
+import { FILTER_IDS } from '../fakes/philomena/index.js';
+import { startHarness, type Harness } from './harness.js';
+
+const API = '/api/v1/json';
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function setFilter(filterId: number): Promise<string> {
+  const reply = await h.discord
+    .sendCommand({
+      name: 'settings',
+      subcommand: 'filter',
+      options: { filter_id: filterId },
+      channel: 'plain',
+      userId: h.discord.guild.ownerId,
+    })
+    .finalReply();
+  return reply.content;
+}
+
+describe('/settings filter through the bot', () => {
+  it('GIVEN the Default filter THEN the reply names the hidden and the spoilered tags', async () => {
+    const content = await setFilter(FILTER_IDS.default);
+    expect(content).toContain('Hides 2 tags: explicit, grotesque.');
+    expect(content).toContain('Spoilers 1 tag: questionable.');
+  });
+
+  it('GIVEN a filter with complex rules THEN they are shown in code blocks next to the named tags, and /settings show agrees', async () => {
+    const content = await setFilter(FILTER_IDS.ownedPrivate);
+    expect(content).toContain(
+      'Hides 3 tags and 1 complex rule: explicit, grotesque, hidden test tag.\n```\nscore.lte:-10\n```',
+    );
+    expect(content).toContain('Spoilers 2 tags and 2 complex rules: questionable, spoiler:s09e26.');
+    expect(content).toContain('```\nsemi-grimdark\nuploader:nobody-at-all\n```');
+    const show = await h.discord
+      .sendCommand({
+        name: 'settings',
+        subcommand: 'show',
+        channel: 'plain',
+        userId: h.discord.guild.ownerId,
+      })
+      .finalReply();
+    expect(show.content).toContain('Hides 3 tags and 1 complex rule: explicit, grotesque, hidden test tag.');
+  });
+
+  it('GIVEN the tag search failing THEN the filter is still set and described with counts', async () => {
+    h.booru.inject({
+      fault: { kind: 'status', status: 503 },
+      path: `${API}/search/tags`,
+      times: 10,
+    });
+    const from = h.logLines().length;
+    const content = await setFilter(FILTER_IDS.maximumSpoilers);
+    expect(content).toContain('Maximum Spoilers');
+    expect(content).toContain('Hides 0 tags.');
+    expect(content).toContain('Spoilers 6 tags.');
+    expect(await h.store.get(`settings:guild:${h.discord.guild.id}`)).toMatchObject({
+      filters: { [h.config.site.id]: FILTER_IDS.maximumSpoilers },
+    });
+    const lines = h.logLines().slice(from);
+    expect(lines.some((l) => l['msg'] === 'could not name the tags of a filter; showing counts')).toBe(true);
+    expect(lines.filter((l) => typeof l['level'] === 'number' && l['level'] >= 50)).toEqual([]);
+  });
+});
+
+describe('describeFilter', () => {
+  const site = knownSite('derpibooru');
+  const base: Filter = {
+    id: 7,
+    name: 'Big',
+    description: '',
+    user_id: null,
+    user_count: 0,
+    system: false,
+    public: true,
+    hidden_tag_ids: [],
+    spoilered_tag_ids: [],
+    hidden_complex: null,
+    spoilered_complex: null,
+  };
+
+  it('GIVEN 40 hidden tags with hostile names and long hostile rules THEN 15 are named, escaped, the rest counted, the rules stay in their block, all within a message', () => {
+    if (site === undefined) throw new Error('derpibooru is a known site');
+    const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+    const names = new Map(
+      ids.map((id) => [id, `**tag ${String(id).padStart(2, '0')}** @everyone ${'x'.repeat(30)}`]),
+    );
+    const filter: Filter = {
+      ...base,
+      hidden_tag_ids: ids,
+      spoilered_tag_ids: ids,
+      hidden_complex: Array.from({ length: 12 }, (_, i) => `rule ${i} \`\`\` ${'y'.repeat(80)}`).join('\n'),
+      spoilered_complex: '```\n@everyone',
+      description: 'd'.repeat(1000),
+    };
+    const text = describeFilter(filter, site, names);
+    expect(text.length).toBeLessThanOrEqual(MESSAGE_CONTENT_MAX - 100);
+    expect(text).not.toContain('**tag');
+    expect(text).toMatch(/Hides 40 tags and 12 complex rules: .*\\\*\\\*tag 01\\\*\\\*.* and \d+ more\./);
+    const named = /Hides 40 tags and 12 complex rules: (.*) and (\d+) more\./.exec(text);
+    const shown = named?.[1]?.split(', ') ?? [];
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThanOrEqual(15);
+    expect(Number(named?.[2])).toBe(40 - shown.length);
+    // Two blocks, each opened and closed by the bot: no backtick run inside them.
+    expect(text.match(/```/g)).toHaveLength(4);
+    expect(text).toContain('```\nˋˋˋ\n@everyone\n```');
+  });
+
+  it('GIVEN no names (the tag search failed) THEN only counts, as before', () => {
+    if (site === undefined) throw new Error('derpibooru is a known site');
+    const text = describeFilter({ ...base, hidden_tag_ids: [1, 2], spoilered_complex: 'a\nb' }, site);
+    expect(text).toContain('Hides 2 tags.');
+    expect(text).toContain('Spoilers 0 tags and 2 complex rules.\n```\na\nb\n```');
+  });
+});
