@@ -1,14 +1,19 @@
 /** Every command, in one list: the bot routes from it and `npm run deploy-commands` registers it. */
 import type { Command } from '../src/bot/command.js';
+import type { Site } from '../src/philomena/sites.js';
 import { featuredCommand } from './featured.js';
 import { findSourceCommand } from './find-source.js';
 import { imageCommand } from './image.js';
 import { reverseCommand } from './reverse.js';
 import { searchCommand } from './search.js';
-import { settingsCommand } from './settings.js';
+import { createSettingsCommand } from './settings.js';
 import { tagCommand } from './tag.js';
 
-export function allCommands(): readonly Command[] {
+/**
+ * `defaultSite` is the configured site (BOORU_URL): `/settings site` offers it by name when it is not a
+ * known site. Pass it wherever the list is registered, so the registration (and its hash) covers it.
+ */
+export function allCommands(options: { readonly defaultSite?: Site } = {}): readonly Command[] {
   return [
     imageCommand,
     searchCommand,
@@ -16,6 +21,6 @@ export function allCommands(): readonly Command[] {
     reverseCommand,
     findSourceCommand,
     featuredCommand,
-    settingsCommand,
+    createSettingsCommand(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
   ];
 }

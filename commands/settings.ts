@@ -4,7 +4,7 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import type { Command, CommandContext } from '../src/bot/command.js';
+import type { ChatCommand, Command, CommandContext } from '../src/bot/command.js';
 import { escapeInline, escapeMarkdown, NO_MENTIONS, truncate } from '../src/bot/render/index.js';
 import { UserFacingError } from '../src/bot/user-error.js';
 import { NotFoundError } from '../src/errors.js';
@@ -176,79 +176,116 @@ async function show(interaction: ChatInputCommandInteraction, context: CommandCo
   await reply(interaction, lines.join('\n'));
 }
 
-export const settingsCommand = {
-  kind: 'chat',
-  data: new SlashCommandBuilder()
-    .setName('settings')
-    .setDescription("This server's site and filter")
-    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
-    .setContexts(InteractionContextType.Guild)
-    .addSubcommand((sub) =>
-      sub
-        .setName('filter')
-        .setDescription('Use a filter of the site for everything the bot shows in this server')
-        .addIntegerOption((option) =>
-          option
-            .setName('filter_id')
-            .setDescription('The number in the filter page URL')
-            .setRequired(true)
-            .setMinValue(1),
-        ),
-    )
-    .addSubcommand((sub) => sub.setName('show').setDescription("Show this server's site and filter"))
-    .addSubcommand((sub) => sub.setName('reset').setDescription('Go back to the bot defaults'))
-    .addSubcommand((sub) =>
-      sub
-        .setName('site')
-        .setDescription('Which site this server uses')
-        .addStringOption((option) =>
-          option
-            .setName('site')
-            .setDescription('The site')
-            .setRequired(true)
-            .addChoices(KNOWN_SITES.map((site) => ({ name: site.name, value: site.id }))),
-        ),
-    )
-    .toJSON(),
-  ephemeral: () => true,
-  async execute(interaction, context) {
-    const guildId = interaction.guildId;
-    if (guildId === null) throw new UserFacingError('Settings belong to a server: use this command in one.');
-    // Discord hides the command from members without Manage Server, but a server can override that.
-    if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
-      throw new UserFacingError('Only members with the Manage Server permission can change these settings.');
-    }
-    const sub = interaction.options.getSubcommand(true);
-    switch (sub) {
-      case 'show':
-        return show(interaction, context, guildId);
-      case 'reset':
-        await context.settings.reset(guildId);
-        return reply(interaction, 'Settings reset: this server uses the bot defaults again.');
-      case 'site': {
-        const site = context.sites.byId(interaction.options.getString('site', true));
-        if (site === undefined) throw new UserFacingError('That site is not supported.');
-        const record = await context.settings.setSite(guildId, site.id);
-        const filterId = context.sites.filterFor(site, record.filters);
-        return reply(
-          interaction,
-          `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
-            (filterId === undefined ? ' Its default filter applies.' : ` Filter ${filterId} applies there.`),
+/** The `site` choice that means "the site this bot is configured for" (BOORU_URL), whatever it is. */
+export const DEFAULT_SITE_CHOICE = 'default';
+const CHOICE_NAME_MAX = 100;
+
+/**
+ * The choices of `/settings site`: every known site, and the bot's own site when it is not one of them
+ * (a custom BOORU_URL), so that a server can come back to it. Without `defaultSite` (a caller that does not
+ * know the configuration) the own site is offered under a generic name.
+ */
+export function siteChoices(defaultSite?: Site): { name: string; value: string }[] {
+  const known = KNOWN_SITES.map((site) => ({ name: site.name, value: site.id }));
+  if (defaultSite?.known === true) return known;
+  const name =
+    defaultSite === undefined
+      ? "This bot's default site"
+      : truncate(`${defaultSite.name} (this bot's default)`, CHOICE_NAME_MAX);
+  return [...known, { name, value: DEFAULT_SITE_CHOICE }];
+}
+
+export interface SettingsCommandOptions {
+  /** The configured site (BOORU_URL): offered by name when it is not a known site. */
+  readonly defaultSite?: Site;
+}
+
+export function createSettingsCommand(options: SettingsCommandOptions = {}): ChatCommand {
+  return {
+    kind: 'chat',
+    data: new SlashCommandBuilder()
+      .setName('settings')
+      .setDescription("This server's site and filter")
+      .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+      .setContexts(InteractionContextType.Guild)
+      .addSubcommand((sub) =>
+        sub
+          .setName('filter')
+          .setDescription('Use a filter of the site for everything the bot shows in this server')
+          .addIntegerOption((option) =>
+            option
+              .setName('filter_id')
+              .setDescription('The number in the filter page URL')
+              .setRequired(true)
+              .setMinValue(1),
+          ),
+      )
+      .addSubcommand((sub) => sub.setName('show').setDescription("Show this server's site and filter"))
+      .addSubcommand((sub) => sub.setName('reset').setDescription('Go back to the bot defaults'))
+      .addSubcommand((sub) =>
+        sub
+          .setName('site')
+          .setDescription('Which site this server uses')
+          .addStringOption((option) =>
+            option
+              .setName('site')
+              .setDescription('The site')
+              .setRequired(true)
+              .addChoices(siteChoices(options.defaultSite)),
+          ),
+      )
+      .toJSON(),
+    ephemeral: () => true,
+    async execute(interaction, context) {
+      const guildId = interaction.guildId;
+      if (guildId === null)
+        throw new UserFacingError('Settings belong to a server: use this command in one.');
+      // Discord hides the command from members without Manage Server, but a server can override that.
+      if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
+        throw new UserFacingError(
+          'Only members with the Manage Server permission can change these settings.',
         );
       }
-      case 'filter': {
-        const id = interaction.options.getInteger('filter_id', true);
-        const site = context.view.site;
-        const filter = await usableFilter(id, site, context);
-        await context.settings.setFilter(guildId, site.id, filter.id);
-        const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-        return reply(
-          interaction,
-          `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`,
-        );
+      const sub = interaction.options.getSubcommand(true);
+      switch (sub) {
+        case 'show':
+          return show(interaction, context, guildId);
+        case 'reset':
+          await context.settings.reset(guildId);
+          return reply(interaction, 'Settings reset: this server uses the bot defaults again.');
+        case 'site': {
+          const choice = interaction.options.getString('site', true);
+          // The default choice follows BOORU_URL (nothing stored), so it stays right if the owner changes it.
+          const backToDefault = choice === DEFAULT_SITE_CHOICE;
+          const site = backToDefault ? context.sites.defaultSite : context.sites.byId(choice);
+          if (site === undefined) throw new UserFacingError('That site is not supported.');
+          const record = await context.settings.setSite(guildId, backToDefault ? undefined : site.id);
+          const filterId = context.sites.filterFor(site, record.filters);
+          return reply(
+            interaction,
+            `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
+              (filterId === undefined
+                ? ' Its default filter applies.'
+                : ` Filter ${filterId} applies there.`),
+          );
+        }
+        case 'filter': {
+          const id = interaction.options.getInteger('filter_id', true);
+          const site = context.view.site;
+          const filter = await usableFilter(id, site, context);
+          await context.settings.setFilter(guildId, site.id, filter.id);
+          const names = await filterTagNames(context.registry.client(site), filter, context.logger);
+          return reply(
+            interaction,
+            `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`,
+          );
+        }
+        default:
+          throw new UserFacingError('Unknown setting.');
       }
-      default:
-        throw new UserFacingError('Unknown setting.');
-    }
-  },
-} satisfies Command;
+    },
+  } satisfies Command;
+}
+
+/** The command with the generic default-site choice; the bot builds it from its configuration instead. */
+export const settingsCommand = createSettingsCommand();

@@ -14,8 +14,8 @@ export interface GuildSettingsRecord {
 
 export interface GuildSettings {
   get(guildId: string): Promise<GuildSettingsRecord>;
-  /** Resolves once the write is stored. */
-  setSite(guildId: string, siteId: string): Promise<GuildSettingsRecord>;
+  /** Resolves once the write is stored; undefined goes back to BOORU_URL's site (filters are kept). */
+  setSite(guildId: string, siteId: string | undefined): Promise<GuildSettingsRecord>;
   setFilter(guildId: string, siteId: string, filterId: number): Promise<GuildSettingsRecord>;
   reset(guildId: string): Promise<void>;
 }

@@ -4,10 +4,12 @@
  * counts when the names cannot be had.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeFilter } from '../../commands/settings.js';
-import { MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.js';
+import { allCommands } from '../../commands/index.js';
+import { DEFAULT_SITE_CHOICE, describeFilter, siteChoices } from '../../commands/settings.js';
+import { commandBodies, commandsHash } from '../../src/bot/registration.js';
+import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.js';
 import type { Filter } from '../../src/philomena/schemas.js';
-import { knownSite } from '../../src/philomena/sites.js';
+import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 import { FILTER_IDS } from '../fakes/philomena/index.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -127,5 +129,61 @@ describe('describeFilter', () => {
     const text = describeFilter({ ...base, hidden_tag_ids: [1, 2], spoilered_complex: 'a\nb' }, site);
     expect(text).toContain('Hides 2 tags.');
     expect(text).toContain('Spoilers 0 tags and 2 complex rules.\n```\na\nb\n```');
+  });
+});
+
+describe('/settings site and a custom BOORU_URL', () => {
+  const owner = () => h.discord.guild.ownerId;
+  const settings = (subcommand: string, options?: Record<string, string>) =>
+    h.discord
+      .sendCommand({
+        name: 'settings',
+        subcommand,
+        ...(options === undefined ? {} : { options }),
+        channel: 'plain',
+        userId: owner(),
+      })
+      .finalReply();
+
+  it('GIVEN the bot on a custom site THEN /settings site offers it as a choice', () => {
+    expect(h.config.site.known).toBe(false);
+    const registered = h.discord.registeredCommands().find((c) => c.name === 'settings');
+    expect(JSON.stringify(registered)).toContain(`"value":"${DEFAULT_SITE_CHOICE}"`);
+  });
+
+  it('GIVEN a server moved to another site THEN choosing the default site brings it back, keeping its filters', async () => {
+    expect((await settings('site', { site: 'furbooru' })).content).toContain('Furbooru');
+    const back = await settings('site', { site: DEFAULT_SITE_CHOICE });
+    expect(back.content).toContain(
+      `This server now uses **${escapeMarkdown(h.config.site.name)}** (${h.config.site.baseUrl}).`,
+    );
+    expect(back.content).toContain(`Filter ${FILTER_IDS.maximumSpoilers} applies there.`);
+    const record = await h.store.get(`settings:guild:${h.discord.guild.id}`);
+    expect(record).not.toHaveProperty('siteId');
+    expect(record).toMatchObject({ filters: { [h.config.site.id]: FILTER_IDS.maximumSpoilers } });
+    expect((await settings('show')).content).toContain('(the default)');
+  });
+});
+
+describe('siteChoices and the registered data', () => {
+  const custom = resolveSite('https://booru.example.org');
+  const other = resolveSite('https://another.example.net');
+
+  it('GIVEN a custom default site THEN it is offered by name after the known sites', () => {
+    expect(siteChoices(custom)).toEqual([
+      ...KNOWN_SITES.map((site) => ({ name: site.name, value: site.id })),
+      { name: "booru.example.org (this bot's default)", value: DEFAULT_SITE_CHOICE },
+    ]);
+  });
+
+  it('GIVEN a known default site THEN the known sites only (it is among them)', () => {
+    const derpibooru = knownSite('derpibooru');
+    expect(siteChoices(derpibooru)).toEqual(KNOWN_SITES.map((site) => ({ name: site.name, value: site.id })));
+  });
+
+  it('GIVEN two different custom sites THEN the registration hash differs, so the bot re-registers', () => {
+    const hashOf = (site: typeof custom) => commandsHash(commandBodies(allCommands({ defaultSite: site })));
+    expect(hashOf(custom)).not.toBe(hashOf(other));
+    expect(hashOf(custom)).toBe(hashOf(custom));
   });
 });
