@@ -116,3 +116,44 @@ describe('a Discord call that fails on every retry', () => {
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
   });
 });
+
+describe('a delivery failure near the end of the token life', () => {
+  it('GIVEN the interaction is nearly 15 minutes old by its snowflake when the edit fails THEN the failure is logged and no follow-up is tried', async () => {
+    // This local Discord's clock runs 14 min 45 s behind: every interaction it creates already looks old.
+    const late = await startHarness({ discord: { now: () => Date.now() - (14 * 60_000 + 45_000) } });
+    try {
+      const handle = late.discord.sendCommand({
+        name: 'image',
+        options: { id: String(IDS.safe) },
+        channel: 'plain',
+      });
+      late.discord.inject({
+        route: new RegExp(`/webhooks/\\d+/${handle.token}/messages/@original$`),
+        method: 'PATCH',
+        status: 500,
+        times: 4,
+      });
+      const line = await late.discord.waitFor(
+        () =>
+          late
+            .logLines()
+            .find((l) => l['interactionId'] === handle.id && l['msg'] === 'Discord delivery failure'),
+        10_000,
+      );
+      expect(line).toMatchObject({ level: WARN, discordStatus: 500 });
+      await late.discord.waitFor(
+        () =>
+          late
+            .logLines()
+            .find((l) => l['interactionId'] === handle.id && String(l['msg']).includes('no longer usable')),
+        10_000,
+      );
+      expect(handle.followUps()).toEqual([]);
+      expect(late.discord.requests.filter((r) => r.path.includes(handle.token)).map((r) => r.method)).toEqual(
+        ['POST', 'PATCH', 'PATCH', 'PATCH', 'PATCH'],
+      );
+    } finally {
+      await late.close();
+    }
+  });
+});
