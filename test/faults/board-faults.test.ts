@@ -10,44 +10,38 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
+import { IDS } from '../fakes/philomena/index.js';
 import type { Fault } from '../fakes/philomena/index.js';
-import {
-  API,
-  acknowledgedMs,
-  boardCalls,
-  eventually,
-  outcome,
-  recordStrayErrors,
-  startFaultHarness,
-  type FaultHarness,
-} from './fault-harness.js';
+import { API, boardCalls, boardRequests } from '../support/board.js';
+import { expectCleanRun, recordStrayErrors } from '../support/checks.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { customIds } from '../support/messages.js';
+import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
 
 const ATTEMPTS = 3;
 const DOWN = /^The site is down or not answering right now\./;
 const BUSY = /^The site is busy\. Try again in /;
 const UNREADABLE = /^The site sent an answer the bot could not read\. Try again later\.$/;
 
-let h: FaultHarness;
+let h: Harness;
 const stray = recordStrayErrors();
 let nextId: number = IDS.fillerFirst;
 /** An image id no earlier scenario fetched (so nothing comes from the cache). */
 const freshId = (): number => nextId++;
 
 beforeAll(async () => {
-  h = await startFaultHarness({ transport: { attemptTimeoutMs: 400, antiBotDelayMs: 1000 } });
+  h = await startHarness({
+    registry: { transport: { attemptTimeoutMs: 400, antiBotDelayMs: 1000 }, random: () => 0.2 },
+  });
 });
 afterAll(async () => {
   await h.close();
-  stray.stop();
-  expect(stray.errors).toEqual([]);
+  stray.stopAndExpectNone();
 });
 afterEach(() => {
   h.booru.clearFaults();
   h.booru.setErrorStyle('derpibooru');
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
-  expect(h.logText()).not.toContain(FAKE_KEY);
+  expectCleanRun(h);
 });
 
 /** /image <id> in the plain channel: what the member read, how many board requests it took, how long. */
@@ -168,10 +162,7 @@ describe('reverse search on a failing board', () => {
       expect(failed.message.content).toMatch(DOWN);
       expect(boardCalls(h.booru, mark, `${API}/search/reverse`)).toBe(ATTEMPTS);
       if (by === 'file') {
-        const sizes = h.booru.requests
-          .slice(mark)
-          .filter((r) => r.path === `${API}/search/reverse`)
-          .map((r) => r.body.length);
+        const sizes = boardRequests(h.booru, mark, `${API}/search/reverse`).map((r) => r.body.length);
         expect(sizes.every((size) => size > bytes.length)).toBe(true);
       }
       h.booru.clearFaults();
@@ -311,14 +302,11 @@ describe('autocomplete and unfurl on a failing board', () => {
       expect(await handle.autocompleteChoices()).toEqual([]);
       expect(boardCalls(h.booru, mark, `${API}/search/tags`)).toBeLessThanOrEqual(ATTEMPTS);
       // The lookup ends (failed, or abandoned at the autocomplete deadline) before the fault is lifted.
-      await eventually(
-        () =>
-          h
-            .logLines()
-            .slice(linesBefore)
-            .some((l) => l['msg'] === 'autocomplete failed' || l['msg'] === 'late autocomplete failed'),
-        10_000,
+      await eventuallyLogged(
+        h,
+        (l) => l['msg'] === 'autocomplete failed' || l['msg'] === 'late autocomplete failed',
         'the failed lookup to be logged',
+        { since: linesBefore },
       );
       expect(boardCalls(h.booru, mark, `${API}/search/tags`)).toBeLessThanOrEqual(ATTEMPTS);
       h.booru.clearFaults();
@@ -342,23 +330,13 @@ describe('autocomplete and unfurl on a failing board', () => {
       channel: 'plain',
       content: `look ${h.booru.url}/images/${id}`,
     });
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .slice(linesBefore)
-          .some((l) => l['msg'] === 'unfurl failed'),
-      10_000,
-      'the unfurl failure to be logged',
-    );
+    await eventuallyLogged(h, (l) => l['msg'] === 'unfurl failed', 'the unfurl failure to be logged', {
+      since: linesBefore,
+    });
     expect(boardCalls(h.booru, mark, `${API}/images/${id}`)).toBe(ATTEMPTS);
     expect(posted.replies()).toEqual([]);
     h.booru.clearFaults();
-    const again = await h.discord.sendMessage({
-      channel: 'plain',
-      content: `again ${h.booru.url}/images/${id}`,
-    });
-    const reply = await h.discord.waitFor(() => again.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'plain', `again ${h.booru.url}/images/${id}`);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
   });
 });
@@ -388,10 +366,7 @@ describe('partial failures', () => {
       h.discord.sendCommand({ name: 'search', options: { query: 'applejack' }, channel: 'plain' }),
     );
     expect(first.kind).toBe('card');
-    const next = first.message.components
-      .flatMap((row) => (row as { components?: { custom_id?: string }[] }).components ?? [])
-      .map((c) => c.custom_id)
-      .find((id) => id?.startsWith('srch:next:'));
+    const next = customIds(first.message).find((id) => id.startsWith('srch:next:'));
     expect(next).toBeDefined();
     h.booru.inject({ fault: { kind: 'status', status: 503 }, path: `${API}/search/images` });
     const click = h.discord.sendButton({ customId: next!, message: first.message });
@@ -409,11 +384,11 @@ describe('partial failures', () => {
   it('GIVEN two links and one failing THEN the other still unfurls', async () => {
     const [bad, good] = [freshId(), freshId()];
     h.booru.inject({ fault: { kind: 'status', status: 500 }, path: `${API}/images/${bad}` });
-    const posted = await h.discord.sendMessage({
-      channel: 'plain',
-      content: `${h.booru.url}/images/${bad} and ${h.booru.url}/images/${good}`,
-    });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(
+      h.discord,
+      'plain',
+      `${h.booru.url}/images/${bad} and ${h.booru.url}/images/${good}`,
+    );
     expect(reply.embeds).toHaveLength(1);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${good}`);
     h.booru.clearFaults();

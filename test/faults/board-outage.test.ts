@@ -7,36 +7,28 @@
  * doubling).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
-import {
-  API,
-  acknowledgedMs,
-  boardCalls,
-  eventually,
-  outcome,
-  recordStrayErrors,
-  startFaultHarness,
-  type FaultHarness,
-} from './fault-harness.js';
+import { IDS } from '../fakes/philomena/index.js';
+import { API, boardCalls } from '../support/board.js';
+import { expectCleanRun, recordStrayErrors } from '../support/checks.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
 
 const DOWN_WITH_WAIT = /^The site is down or not answering right now\. Try again in (\d+) s\.$/;
 
-let h: FaultHarness;
+let h: Harness;
 const stray = recordStrayErrors();
 const [A, B, C, D] = [IDS.fillerFirst, IDS.fillerFirst + 1, IDS.fillerFirst + 2, IDS.fillerFirst + 3];
 
 beforeAll(async () => {
-  h = await startFaultHarness();
+  // A fixed backoff jitter: short, repeatable waits.
+  h = await startHarness({ registry: { random: () => 0.2 } });
 });
 afterAll(async () => {
   await h.close();
-  stray.stop();
-  expect(stray.errors).toEqual([]);
+  stray.stopAndExpectNone();
 });
 afterEach(() => {
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
-  expect(h.logText()).not.toContain(FAKE_KEY);
+  expectCleanRun(h);
 });
 
 const breakerState = () => h.registry.clients()[0]?.stats().breaker;
@@ -88,15 +80,9 @@ describe('a board down for a while and back', () => {
     }
     expect(await acknowledgedMs(typing)).toBeLessThan(3000);
     expect(await typing.autocompleteChoices()).toEqual([]);
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .slice(linesBefore)
-          .some((l) => l['msg'] === 'unfurl failed'),
-      10_000,
-      'the unfurl to give up',
-    );
+    await eventuallyLogged(h, (l) => l['msg'] === 'unfurl failed', 'the unfurl to give up', {
+      since: linesBefore,
+    });
     expect(posted.replies()).toEqual([]);
     expect(h.booru.requests.length - mark).toBe(0);
   });
@@ -137,8 +123,7 @@ describe('a board down for a while and back', () => {
       .sendAutocomplete({ name: 'tag', options: { name: 'twi' }, focused: 'name', channel: 'plain' })
       .autocompleteChoices();
     expect(choices.map((c) => c.value)).toContain('twilight sparkle');
-    const posted = await h.discord.sendMessage({ channel: 'plain', content: `${h.booru.url}/images/${D}` });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'plain', `${h.booru.url}/images/${D}`);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${D}`);
   });
 });

@@ -7,19 +7,14 @@
  * is served normally.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InteractionHandle, RecordedRequest, Violation } from '../fakes/discord/index.js';
-import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
-import {
-  API,
-  acknowledgedMs,
-  eventually,
-  outcome,
-  recordStrayErrors,
-  startFaultHarness,
-  type FaultHarness,
-} from './fault-harness.js';
+import type { InteractionHandle, RecordedRequest } from '../fakes/discord/index.js';
+import { IDS } from '../fakes/philomena/index.js';
+import { API } from '../support/board.js';
+import { expectCleanRun, recordStrayErrors, type ExpectedViolation } from '../support/checks.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
 
-let h: FaultHarness;
+let h: Harness;
 const stray = recordStrayErrors();
 let nextId: number = IDS.fillerFirst;
 const freshId = (): number => nextId++;
@@ -28,22 +23,19 @@ const freshId = (): number => nextId++;
  * Kept for the whole file: a late-answer violation is recorded 3 s after its interaction, maybe during a
  * later scenario.
  */
-const expectedViolations: ((v: Violation) => boolean)[] = [];
+const expectedViolations: ExpectedViolation[] = [];
 
 beforeAll(async () => {
-  h = await startFaultHarness();
+  // A fixed backoff jitter: short, repeatable waits.
+  h = await startHarness({ registry: { random: () => 0.2 } });
 });
 afterAll(async () => {
   await h.close();
-  stray.stop();
-  expect(stray.errors).toEqual([]);
+  stray.stopAndExpectNone();
 });
 afterEach(() => {
   h.booru.clearFaults();
-  expect(h.discord.violations.filter((v) => !expectedViolations.some((expected) => expected(v)))).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
-  expect(h.logText()).not.toContain(FAKE_KEY);
-  expect(h.logText()).not.toContain(h.discord.token);
+  expectCleanRun(h, expectedViolations);
 });
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -55,6 +47,14 @@ const originalPath = (handle: InteractionHandle) =>
 function calls(method: string, path: RegExp, mark = 0): RecordedRequest[] {
   return h.discord.requests.slice(mark).filter((r) => r.method === method && path.test(r.path));
 }
+
+/** Waits for the bot to log, for this interaction, the line `msg`. */
+async function logged(handle: InteractionHandle, msg: string, what: string): Promise<void> {
+  await eventuallyLogged(h, (l) => l['interactionId'] === handle.id && l['msg'] === msg, what);
+}
+const GAVE_UP = 'could not tell the member about a failure';
+const EXPIRED = 'interaction token expired before the answer was sent; left unanswered';
+const TOO_LATE = 'interaction expired or answered elsewhere before the bot acknowledged it; left unanswered';
 
 function sendImage(id: number): InteractionHandle {
   return h.discord.sendCommand({ name: 'image', options: { id: String(id) }, channel: 'plain' });
@@ -88,17 +88,7 @@ describe('REST faults on the interaction callback', () => {
   it('GIVEN the callback failing with 5xx every time THEN the bot gives up after bounded retries, logs it and serves the next command', async () => {
     const handle = sendImage(freshId());
     h.discord.inject({ route: callbackPath(handle), method: 'POST', status: 502, times: 100 });
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .some(
-            (l) =>
-              l['interactionId'] === handle.id && l['msg'] === 'could not tell the member about a failure',
-          ),
-      10_000,
-      'the bot to give up on the interaction',
-    );
+    await logged(handle, GAVE_UP, 'the bot to give up on the interaction');
     // discord.js tries each request 1 + 3 times: the defer, then the error reply.
     expect(calls('POST', callbackPath(handle)).length).toBeLessThanOrEqual(8);
     expectedViolations.push((v) => v.kind === 'late-answer' && v.message.includes(handle.id));
@@ -141,8 +131,7 @@ describe('REST faults on message sends (unfurl replies)', () => {
     const id = freshId();
     const mark = h.discord.requests.length;
     h.discord.inject({ route: '/channels/:channel/messages', method: 'POST', ...rule, times: 1 });
-    const posted = await h.discord.sendMessage({ channel: 'plain', content: `${h.booru.url}/images/${id}` });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'plain', `${h.booru.url}/images/${id}`);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
     expect(calls('POST', MESSAGES, mark)).toHaveLength(2);
   });
@@ -155,20 +144,16 @@ describe('REST faults on message sends (unfurl replies)', () => {
       channel: 'plain',
       content: `${h.booru.url}/images/${freshId()}`,
     });
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .slice(lines)
-          .some((l) => l['msg'] === 'unfurl failed' && l['messageId'] === posted.id),
-      10_000,
+    await eventuallyLogged(
+      h,
+      (l) => l['msg'] === 'unfurl failed' && l['messageId'] === posted.id,
       'the unfurl to be given up',
+      { since: lines },
     );
     expect(calls('POST', MESSAGES, mark)).toHaveLength(4);
     expect(posted.replies()).toEqual([]);
     const id = freshId();
-    const next = await h.discord.sendMessage({ channel: 'plain', content: `${h.booru.url}/images/${id}` });
-    const reply = await h.discord.waitFor(() => next.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'plain', `${h.booru.url}/images/${id}`);
     expect(JSON.stringify(reply.embeds)).toContain(`/images/${id}`);
   });
 });
@@ -212,17 +197,7 @@ describe('an interaction token that expires while the bot works', () => {
     expect(await acknowledgedMs(handle)).toBeLessThan(3000);
     // Fifteen minutes pass on Discord's side while the board is still answering.
     h.discordClock.advance(16 * 60_000);
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .some(
-            (l) =>
-              l['interactionId'] === handle.id && l['msg'] === 'could not tell the member about a failure',
-          ),
-      10_000,
-      'the bot to give up on the expired interaction',
-    );
+    await logged(handle, EXPIRED, 'the bot to give up on the expired interaction');
     // The only scenario that lets a token expire.
     expectedViolations.push((v) => v.kind === 'expired-token');
     const refused = h.discord.violations.filter((v) => v.kind === 'expired-token');
@@ -238,17 +213,7 @@ describe('an interaction that reaches the bot too late to acknowledge', () => {
     const handle = sendImage(freshId());
     // Discord's side of the clock moves past the answer window before the bot sees the event.
     h.discordClock.advance(3_500);
-    await eventually(
-      () =>
-        h
-          .logLines()
-          .some(
-            (l) =>
-              l['interactionId'] === handle.id && l['msg'] === 'could not tell the member about a failure',
-          ),
-      10_000,
-      'the bot to give up on the late interaction',
-    );
+    await logged(handle, TOO_LATE, 'the bot to give up on the late interaction');
     const refused = handle.responses.filter((r) => r.kind === 'callback');
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((r) => r.status === 404)).toBe(true);

@@ -1,0 +1,194 @@
+/**
+ * The one in-process bot harness of the test suites (e2e, faults, hostile, abuse, lifecycle in process):
+ * the local Discord, the local Philomena, a store (memory or a temp SQLite file), and the bot built by the
+ * same `createBot` main.ts uses, with its log lines kept in memory. A test starts one per test (or per
+ * file) and closes it; `restart()` swaps in a fresh bot on the same store, as a process restart would.
+ *
+ * - The abuse limits (COMMAND_RATE_LIMIT, UNFURL_RATE_LIMIT) are off unless a test sets them in `env`, so
+ *   suites that send many commands as one member test what they mean to test.
+ * - The board clients can be tuned (`registry`: attempt timeout, anti-bot floor, budget, breaker, jitter,
+ *   dispatcher).
+ * - Three clocks a test can move forward instead of waiting, each over its own base (the option's `now` if
+ *   given, else the production default): the board clients' (`boardClock`: transport deadlines, budget
+ *   windows, breaker cool-downs), the local Discord's (`discordClock`: answer window, token lifetime) and
+ *   the bot's own (`botClock`: cooldowns, paging buttons that age out). Untouched, each reads its base.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type Keyv from 'keyv';
+import { createBot, type Bot, type BotDeps } from '../../src/bot/bot.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import {
+  createClientRegistry,
+  type ClientRegistry,
+  type ClientRegistryOptions,
+} from '../../src/philomena/registry.js';
+import { closeStore, createStore } from '../../src/store.js';
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/discord/index.js';
+import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
+import { createMovableClock, type MovableClock } from './clock.js';
+
+export type { MovableClock } from './clock.js';
+
+export interface HarnessOptions {
+  /** `memory` (default) or `sqlite` (a temp file, kept across `restart()`). */
+  readonly store?: 'memory' | 'sqlite';
+  /** Extra environment for loadConfig (UNFURL, BOORU_FILTER_ID, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Options of the local Discord; its `now` is the base of `discordClock`. */
+  readonly discord?: FakeDiscordOptions;
+  /** Give the bot the board key (default true). */
+  readonly withKey?: boolean;
+  /** Start the bot right away (default true). */
+  readonly start?: boolean;
+  /** Bot dependencies; `now` is the base of `botClock`. */
+  readonly bot?: Partial<Pick<BotDeps, 'autocompleteTimeoutMs' | 'now' | 'clientOptions' | 'commands'>>;
+  /**
+   * Registry tuning (budget, breaker, transport, jitter, dispatcher ...), applied to every registry the
+   * harness makes; `now` is the base of `boardClock`.
+   */
+  readonly registry?: Omit<Partial<ClientRegistryOptions>, 'defaultSite' | 'apiKey' | 'cache' | 'logger'>;
+}
+
+export interface Harness {
+  readonly discord: FakeDiscord;
+  readonly booru: FakePhilomena;
+  readonly config: Config;
+  readonly store: Keyv;
+  readonly registry: ClientRegistry;
+  readonly bot: Bot;
+  /** The board clients' clock (transport deadlines, budget windows, breaker). */
+  readonly boardClock: MovableClock;
+  /** The local Discord's clock (answer window, token lifetime). */
+  readonly discordClock: MovableClock;
+  /** The bot's own clock (cooldowns, paging and Reveal buttons that age out). */
+  readonly botClock: MovableClock;
+  /** Every log line so far, as written. */
+  logText(): string;
+  /** Every log line so far, parsed (pino JSON). */
+  logLines(): Record<string, unknown>[];
+  start(): Promise<void>;
+  /** Stops the bot and starts a new one (new store handle on the same file, new registry, same clocks). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const discordClock = createMovableClock(options.discord?.now ?? Date.now);
+  const boardClock = createMovableClock(options.registry?.now ?? (() => performance.now()));
+  const botClock = createMovableClock(options.bot?.now ?? Date.now);
+  const discord = await startFakeDiscord({ ...options.discord, now: discordClock.now });
+  const booru = await startFakePhilomena();
+  const dir =
+    options.store === 'sqlite' ? await mkdtemp(path.join(tmpdir(), 'philomena-bot-e2e-')) : undefined;
+  const storeUrl = dir === undefined ? 'memory://' : `sqlite://${path.join(dir, 'bot.sqlite')}`;
+  const withKey = options.withKey ?? true;
+  const config = loadConfig({
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    BOORU_URL: booru.url,
+    ...(withKey ? { BOORU_API_KEY: FAKE_KEY } : {}),
+    STORE_URL: storeUrl,
+    LOG_LEVEL: 'debug',
+    COMMAND_RATE_LIMIT: 'off',
+    UNFURL_RATE_LIMIT: 'off',
+    ...options.env,
+  });
+  const lines: string[] = [];
+  const logger: Logger = createLogger({
+    level: 'debug',
+    secrets: [config.discordToken, config.booruApiKey],
+    destination: { write: (line: string) => void lines.push(line) },
+  });
+
+  let store = createStore(storeUrl);
+  let registry = makeRegistry();
+  let bot = makeBot();
+  let started = false;
+
+  function makeRegistry(): ClientRegistry {
+    return createClientRegistry({
+      ...options.registry,
+      defaultSite: config.site,
+      ...(config.booruApiKey === undefined ? {} : { apiKey: config.booruApiKey }),
+      cache: store,
+      logger,
+      now: boardClock.now,
+    });
+  }
+
+  function makeBot(): Bot {
+    return createBot({
+      config,
+      logger,
+      store,
+      registry,
+      autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
+      now: botClock.now,
+      ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
+      ...(options.bot?.commands === undefined ? {} : { commands: options.bot.commands }),
+    });
+  }
+
+  async function stopAll(): Promise<void> {
+    if (started) await bot.stop();
+    started = false;
+    await registry.close();
+    await closeStore(store);
+  }
+
+  const harness: Harness = {
+    discord,
+    booru,
+    config,
+    get store() {
+      return store;
+    },
+    get registry() {
+      return registry;
+    },
+    get bot() {
+      return bot;
+    },
+    boardClock,
+    discordClock,
+    botClock,
+    logText: () => lines.join(''),
+    logLines: () => parseLogLines(lines),
+    async start() {
+      await bot.start();
+      started = true;
+    },
+    async restart() {
+      await stopAll();
+      store = createStore(storeUrl);
+      registry = makeRegistry();
+      bot = makeBot();
+      await harness.start();
+    },
+    async close() {
+      await stopAll().catch(() => undefined);
+      await discord.close();
+      await booru.close();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    },
+  };
+  if (options.start ?? true) await harness.start();
+  return harness;
+}
+
+/** pino's JSON lines, parsed; anything else (a stray non-JSON line) is passed over. */
+export function parseLogLines(lines: Iterable<string>): Record<string, unknown>[] {
+  const parsed: Record<string, unknown>[] = [];
+  for (const line of lines) {
+    if (!line.trimStart().startsWith('{')) continue;
+    try {
+      parsed.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // Not a log record.
+    }
+  }
+  return parsed;
+}

@@ -1,0 +1,43 @@
+/** Reading what the bot sent: components, the one embed of a card, its fields and footer. */
+import { expect } from 'vitest';
+import type { RecordedMessage } from '../fakes/discord/index.js';
+
+/** The parts of an embed the tests read. */
+export interface Embed {
+  title?: string;
+  url?: string;
+  description?: string;
+  image?: { url?: string };
+  thumbnail?: { url?: string };
+  footer?: { text?: string };
+  fields?: { name: string; value: string }[];
+}
+
+/** The custom ids of every component on the message, row by row. */
+export function customIds(message: RecordedMessage): string[] {
+  return message.components.flatMap((row) => {
+    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
+    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
+  });
+}
+
+/** The message's only embed (asserts there is exactly one). */
+export function embedOf(message: RecordedMessage): Embed {
+  expect(message.embeds).toHaveLength(1);
+  return message.embeds[0] as Embed;
+}
+
+/** Every embed of the message. */
+export function embedsOf(message: RecordedMessage): Embed[] {
+  return message.embeds as Embed[];
+}
+
+/** The value of the first field named `name` (or whose name matches it). */
+export function embedField(embed: Embed, name: string | RegExp): string | undefined {
+  return embed.fields?.find((f) => (typeof name === 'string' ? f.name === name : name.test(f.name)))?.value;
+}
+
+/** The footer text of the first embed ('' when there is none). */
+export function footerText(message: RecordedMessage): string {
+  return String((message.embeds[0] as Embed | undefined)?.footer?.text ?? '');
+}
