@@ -33,7 +33,7 @@ async function main(): Promise<number> {
   try {
     const applicationId =
       config.discordApplicationId ?? applicationSchema.parse(await rest.get(Routes.currentApplication())).id;
-    const bodies = commandBodies(allCommands());
+    const bodies = commandBodies(allCommands({ defaultSite: config.site }));
     const count = await registerCommands({ rest, applicationId, guildId: config.discordGuildId, bodies });
     console.log(
       config.discordGuildId === undefined

@@ -102,7 +102,7 @@ function isDisallowedIntents(error: unknown): boolean {
 
 export function createBot(deps: BotDeps): Bot {
   const { config, logger } = deps;
-  const commands = deps.commands ?? allCommands();
+  const commands = deps.commands ?? allCommands({ defaultSite: deps.config.site });
   const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
   const settings = createGuildSettings(deps.store);
   const router = createInteractionRouter({

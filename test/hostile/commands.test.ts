@@ -332,7 +332,7 @@ describe('autocomplete', () => {
 });
 
 describe('/settings filter_id', () => {
-  it('GIVEN any whole number Discord lets through (min 1) THEN only /filters/<that number> is asked, and the answer is ephemeral', async () => {
+  it('GIVEN any whole number Discord lets through (min 1) THEN only /filters/<that number> (and one tag search by id, to name its tags) is asked, and the answer is ephemeral', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
@@ -355,7 +355,11 @@ describe('/settings filter_id', () => {
           expect(errorLogsSince(h, from).map((line) => line['msg'])).toEqual([]);
           for (const request of boardRequestsSince(h, from)) {
             if (request.path === `${API}/filters/user`) expectParams(request, ['key', 'per_page']);
-            else {
+            else if (request.path === `${API}/search/tags`) {
+              // Naming the filter's tags: one tag search made only of `id:<n>` terms.
+              expectParams(request, ['q', 'per_page']);
+              expect(request.query.get('q')).toMatch(/^id:\d+(?: \|\| id:\d+)*$/);
+            } else {
               expect(request.path).toBe(`${API}/filters/${filterId}`);
               expectParams(request, ['key']);
             }
