@@ -1,21 +1,19 @@
 import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
 import type { Message } from 'discord.js';
 import type { Command } from '../src/bot/command.js';
-import { answerReverseSearch, isMatchableMedia, REVERSE_MAX_BYTES } from '../src/bot/reverse-results.js';
+import {
+  answerReverseSearch,
+  fileInput,
+  isMatchableMedia,
+  type PictureFile,
+} from '../src/bot/reverse-results.js';
 import { UserFacingError } from '../src/bot/user-error.js';
 import type { ReverseSearchInput } from '../src/philomena/client-types.js';
 
 /** The first picture of a message: an attachment (uploaded as a file), else an embed's image or thumbnail. */
-export function firstPicture(message: Pick<Message, 'attachments' | 'embeds'>):
-  | {
-      readonly kind: 'file';
-      readonly url: string;
-      readonly name: string;
-      readonly size: number;
-      readonly contentType: string | null;
-    }
-  | { readonly kind: 'url'; readonly url: string }
-  | undefined {
+export function firstPicture(
+  message: Pick<Message, 'attachments' | 'embeds'>,
+): (PictureFile & { readonly kind: 'file' }) | { readonly kind: 'url'; readonly url: string } | undefined {
   const attachment = message.attachments.find((a) => isMatchableMedia(a.contentType, a.name));
   if (attachment) {
     return {
@@ -48,20 +46,8 @@ export const findSourceCommand = {
   async execute(interaction, context) {
     const picture = firstPicture(interaction.targetMessage);
     if (picture === undefined) throw new UserFacingError('That message has no picture to search for.');
-    let input: ReverseSearchInput;
-    if (picture.kind === 'file') {
-      if (picture.size > REVERSE_MAX_BYTES) {
-        throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
-      }
-      const bytes = await context.download(picture.url, { maxBytes: REVERSE_MAX_BYTES });
-      input = {
-        file: bytes,
-        filename: picture.name,
-        ...(picture.contentType === null ? {} : { contentType: picture.contentType }),
-      };
-    } else {
-      input = { url: picture.url };
-    }
+    const input: ReverseSearchInput =
+      picture.kind === 'file' ? await fileInput(picture, context) : { url: picture.url };
     await answerReverseSearch(interaction, input, undefined, context);
   },
 } satisfies Command;

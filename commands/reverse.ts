@@ -1,11 +1,6 @@
 import { SlashCommandBuilder } from 'discord.js';
 import type { Command } from '../src/bot/command.js';
-import {
-  answerReverseSearch,
-  isMatchableMedia,
-  REVERSE_MAX_BYTES,
-  reverseButtons,
-} from '../src/bot/reverse-results.js';
+import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from '../src/bot/reverse-results.js';
 import { UserFacingError } from '../src/bot/user-error.js';
 import type { ReverseSearchInput } from '../src/philomena/client-types.js';
 
@@ -38,24 +33,13 @@ export const reverseCommand = {
   async execute(interaction, context) {
     const urlText = interaction.options.getString('url');
     const file = interaction.options.getAttachment('file');
-    const distance = interaction.options.getNumber('distance') ?? undefined;
+    const distance = clampDistance(interaction.options.getNumber('distance'));
     if ((urlText === null) === (file === null)) {
       throw new UserFacingError('Give either a url or a file (one of them).');
     }
     let input: ReverseSearchInput;
     if (file !== null) {
-      if (!isMatchableMedia(file.contentType, file.name)) {
-        throw new UserFacingError('That file is not an image the site can match.');
-      }
-      if (file.size > REVERSE_MAX_BYTES) {
-        throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
-      }
-      const bytes = await context.download(file.url, { maxBytes: REVERSE_MAX_BYTES });
-      input = {
-        file: bytes,
-        filename: file.name,
-        ...(file.contentType === null ? {} : { contentType: file.contentType }),
-      };
+      input = await fileInput(file, context);
     } else {
       const url = httpUrl(urlText ?? '');
       if (url === undefined) throw new UserFacingError('That is not an http(s) link.');

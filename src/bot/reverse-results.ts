@@ -160,3 +160,36 @@ export function isMatchableMedia(contentType: string | null | undefined, name: s
   if (contentType) return contentType.startsWith('image/') || contentType === 'video/webm';
   return /\.(?:png|jpe?g|gif|webp|svg|webm)$/i.test(name);
 }
+
+/** An uploaded picture (attachment) to search with. */
+export interface PictureFile {
+  readonly url: string;
+  readonly name: string;
+  readonly size: number;
+  readonly contentType: string | null;
+}
+
+/** The reverse-search input of an uploaded picture: checked (kind, size), then downloaded with a cap. */
+export async function fileInput(
+  file: PictureFile,
+  context: Pick<CommandContext, 'download'>,
+): Promise<ReverseSearchInput> {
+  if (!isMatchableMedia(file.contentType, file.name)) {
+    throw new UserFacingError('That file is not an image the site can match.');
+  }
+  if (file.size > REVERSE_MAX_BYTES) {
+    throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
+  }
+  const bytes = await context.download(file.url, { maxBytes: REVERSE_MAX_BYTES });
+  return {
+    file: bytes,
+    filename: file.name,
+    ...(file.contentType === null ? {} : { contentType: file.contentType }),
+  };
+}
+
+/** A reverse-search distance within the board's 0..1; Discord checks the option, this guards the rest. */
+export function clampDistance(distance: number | null): number | undefined {
+  if (distance === null || !Number.isFinite(distance)) return undefined;
+  return Math.min(1, Math.max(0, distance));
+}
