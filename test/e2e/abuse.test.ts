@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
 import { IDS } from '../fakes/philomena/index.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { customIds } from '../support/messages.js';
 import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
@@ -16,8 +18,7 @@ async function harness(options: HarnessOptions): Promise<Harness> {
 }
 afterEach(async () => {
   if (h) {
-    expect(h.discord.violations).toEqual([]);
-    expect(h.discord.mentionRisks).toEqual([]);
+    expectNoDiscordProblems(h.discord);
     await h.close();
   }
   h = undefined;
@@ -27,13 +28,6 @@ const TRY_AGAIN = /^You are (using commands|clicking) too quickly\. Try again <t
 
 function apiRequests(t: Harness) {
   return t.booru.requests.filter((r) => r.path.startsWith('/api/'));
-}
-
-function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
 }
 
 /** The retry time a cooldown answer names, in unix seconds. */

@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { FAKE_KEY, IDS } from '../fakes/philomena/index.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { customIds, footerText } from '../support/messages.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -13,20 +15,8 @@ afterAll(async () => {
 });
 afterEach(() => {
   h.booru.clearFaults();
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
+  expectNoDiscordProblems(h.discord);
 });
-
-function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
-}
-
-function footer(message: RecordedMessage): string {
-  return String((message.embeds[0] as { footer?: { text?: string } } | undefined)?.footer?.text ?? '');
-}
 
 /** The ephemeral error a member got: a follow-up after a public "thinking…" was removed. */
 async function errorFollowUp(handle: InteractionHandle): Promise<RecordedMessage> {
@@ -137,13 +127,13 @@ describe('/search', () => {
     const first = await h.discord
       .sendCommand({ name: 'search', options: { query: 'pony' }, channel: 'plain' })
       .finalReply();
-    expect(footer(first)).toMatch(/1 of \d+/);
+    expect(footerText(first)).toMatch(/1 of \d+/);
     const next = customIds(first).find((id) => id.startsWith('srch:next:'))!;
     const second = await h.discord.sendButton({ customId: next, message: first }).finalReply();
-    expect(footer(second)).toMatch(/2 of \d+/);
+    expect(footerText(second)).toMatch(/2 of \d+/);
     const prev = customIds(second).find((id) => id.startsWith('srch:prev:'))!;
     const back = await h.discord.sendButton({ customId: prev, message: second }).finalReply();
-    expect(footer(back)).toMatch(/1 of \d+/);
+    expect(footerText(back)).toMatch(/1 of \d+/);
     expect(JSON.stringify(back.embeds[0])).toBe(JSON.stringify(first.embeds[0]));
   });
 
@@ -171,7 +161,7 @@ describe('/search', () => {
     const refusal = await click.finalReply();
     expect(refusal.content).toMatch(/Only the person who searched/);
     expect(refusal.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
-    expect(footer(h.discord.message(first.id)!)).toMatch(/1 of/);
+    expect(footerText(h.discord.message(first.id)!)).toMatch(/1 of/);
   });
 
   it('GIVEN a button whose state is gone THEN "expired" and the buttons are removed', async () => {

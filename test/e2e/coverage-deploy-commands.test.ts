@@ -3,47 +3,22 @@
  * deploy-commands.test.ts). The script runs as a child process, in an empty directory (no .env), against
  * the local Discord.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const script = path.join(root, 'scripts', 'deploy-commands.ts');
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { runDeployCommands } from '../support/deploy-script.js';
 
 let discord: FakeDiscord | undefined;
-const dirs: string[] = [];
 afterEach(async () => {
   if (discord) {
-    expect(discord.violations).toEqual([]);
-    expect(discord.mentionRisks).toEqual([]);
+    expectNoDiscordProblems(discord);
     await discord.close();
   }
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
   discord = undefined;
 });
 
-async function deploy(
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'deploy-global-'));
-  dirs.push(dir);
-  return new Promise((resolve) => {
-    execFile(
-      tsx,
-      [script],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 25_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const deploy = (env: Record<string, string>) => runDeployCommands(env, { timeoutMs: 25_000 });
 
 const names = () => allCommands().map((command) => command.data.name);
 

@@ -14,6 +14,10 @@ import { MessageFlags } from 'discord.js';
 import { MockAgent } from 'undici';
 import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FAKE_KEY, FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { setServerFilter } from '../support/board.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { customIds, embedOf, type Embed } from '../support/messages.js';
+import { unfurlReply } from '../support/waiting.js';
 import { startHarness, type Harness } from './harness.js';
 
 const FURBOORU = 'https://furbooru.org';
@@ -64,35 +68,11 @@ afterAll(async () => {
   await agent.close();
 });
 afterEach(() => {
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
+  expectNoDiscordProblems(h.discord);
 });
 
-interface Embed {
-  title?: string;
-  url?: string;
-  description?: string;
-  image?: { url?: string };
-  thumbnail?: { url?: string };
-  footer?: { text?: string };
-  fields?: { name: string; value: string }[];
-}
-
-function embedOf(message: RecordedMessage): Embed {
-  expect(message.embeds).toHaveLength(1);
-  return message.embeds[0] as Embed;
-}
-
-function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
-}
-
-async function unfurl(channel: 'plain' | 'ageRestricted', link: string): Promise<RecordedMessage> {
-  const posted = await h.discord.sendMessage({ channel, content: `have a look: ${link}` });
-  return h.discord.waitFor(() => posted.replies()[0], 10_000);
+function unfurl(channel: 'plain' | 'ageRestricted', link: string): Promise<RecordedMessage> {
+  return unfurlReply(h.discord, channel, `have a look: ${link}`);
 }
 
 const owner = () => h.discord.guild.ownerId;
@@ -187,15 +167,7 @@ describe('a spoilered image unfurled, and Reveal', () => {
 
 describe('the filter an unfurl carries', () => {
   beforeAll(async () => {
-    const set = await h.discord
-      .sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.everything },
-        channel: 'plain',
-        userId: owner(),
-      })
-      .finalReply();
+    const set = await setServerFilter(h, FILTER_IDS.everything);
     expect(set.content).toContain('Everything');
   });
 
@@ -230,15 +202,7 @@ describe('the filter an unfurl carries', () => {
         userId: owner(),
       })
       .finalReply();
-    const set = await h.discord
-      .sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FURBOORU_FILTER },
-        channel: 'plain',
-        userId: owner(),
-      })
-      .finalReply();
+    const set = await setServerFilter(h, FURBOORU_FILTER);
     expect(set.content).toContain('Furbooru everything');
 
     const before = furbooruCalls.length;

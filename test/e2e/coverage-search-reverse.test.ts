@@ -11,20 +11,15 @@ import { MessageFlags } from 'discord.js';
 import { SORTS } from '../../src/bot/search-paging.js';
 import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS, type RecordedRequest } from '../fakes/philomena/index.js';
+import { setServerFilter } from '../support/board.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { customIds, footerText } from '../support/messages.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-  const set = await h.discord
-    .sendCommand({
-      name: 'settings',
-      subcommand: 'filter',
-      options: { filter_id: FILTER_IDS.public },
-      channel: 'plain',
-      userId: h.discord.guild.ownerId,
-    })
-    .finalReply();
+  const set = await setServerFilter(h, FILTER_IDS.public);
   expect(set.content).toContain('No dark stuff');
 });
 afterAll(async () => {
@@ -32,25 +27,13 @@ afterAll(async () => {
 });
 afterEach(() => {
   h.booru.clearFaults();
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
+  expectNoDiscordProblems(h.discord);
 });
-
-function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
-}
 
 function button(message: RecordedMessage, prefix: string): string {
   const id = customIds(message).find((c) => c.startsWith(prefix));
   expect(id, `a ${prefix} button on the message`).toBeDefined();
   return id ?? '';
-}
-
-function footer(message: RecordedMessage): string {
-  return String((message.embeds[0] as { footer?: { text?: string } } | undefined)?.footer?.text ?? '');
 }
 
 function imageUrl(message: RecordedMessage): string {
@@ -81,7 +64,7 @@ describe('/search sort and buttons', () => {
       const reply = await h.discord
         .sendCommand({ name: 'search', options: { query: 'pony', sort }, channel: 'ageRestricted' })
         .finalReply();
-      expect(footer(reply)).toMatch(/^.+ · 1 of \d+$/);
+      expect(footerText(reply)).toMatch(/^.+ · 1 of \d+$/);
       const search = asked(mark, '/search/images')[0];
       const expected: Record<(typeof SORTS)[number], readonly [string | RegExp, string]> = {
         newest: ['first_seen_at', 'desc'],
@@ -105,12 +88,12 @@ describe('/search sort and buttons', () => {
     const first = await h.discord
       .sendCommand({ name: 'search', options: { query: 'pony', sort: 'score' }, channel: 'plain' })
       .finalReply();
-    const total = Number(/ of (\d+)$/.exec(footer(first))?.[1]);
+    const total = Number(/ of (\d+)$/.exec(footerText(first))?.[1]);
     expect(total).toBeGreaterThan(2);
     const mark = h.booru.requests.length;
     const click = h.discord.sendButton({ customId: button(first, 'srch:rand:'), message: first });
     const moved = await click.finalReply();
-    const page = Number(/ (\d+) of \d+$/.exec(footer(moved))?.[1]);
+    const page = Number(/ (\d+) of \d+$/.exec(footerText(moved))?.[1]);
     expect(page).toBeGreaterThan(1);
     expect(page).toBeLessThanOrEqual(total);
     expect(imageUrl(moved)).not.toBe(imageUrl(first));
@@ -133,11 +116,11 @@ describe('/search sort and buttons', () => {
     const second = await h.discord
       .sendButton({ customId: button(first, 'srch:next:'), message: first })
       .finalReply();
-    expect(footer(second)).toMatch(/ 2 of \d+$/);
+    expect(footerText(second)).toMatch(/ 2 of \d+$/);
     const back = await h.discord
       .sendButton({ customId: button(second, 'srch:prev:'), message: second })
       .finalReply();
-    expect(footer(back)).toMatch(/ 1 of \d+$/);
+    expect(footerText(back)).toMatch(/ 1 of \d+$/);
     const pages = asked(mark, '/search/images');
     expect(pages.map((r) => r.query.get('page'))).toContain('2');
     for (const request of pages) expect(request.query.get('filter_id')).toBe(String(FILTER_IDS.public));
@@ -191,7 +174,7 @@ describe('/reverse and Find source', () => {
       })
       .finalReply();
     expect(imageUrl(first)).toBe(`${h.booru.url}/images/${IDS.manySources}`);
-    expect(footer(first)).toMatch(/match 1 of 2$/);
+    expect(footerText(first)).toMatch(/match 1 of 2$/);
     expect(customIds(first).find((c) => c.startsWith('rev:prev:'))).toBeDefined();
 
     const mark = h.booru.requests.length;
@@ -200,7 +183,7 @@ describe('/reverse and Find source', () => {
       .finalReply();
     expect(second.id).toBe(first.id);
     expect(imageUrl(second)).toBe(`${h.booru.url}/images/${IDS.noSources}`);
-    expect(footer(second)).toMatch(/match 2 of 2$/);
+    expect(footerText(second)).toMatch(/match 2 of 2$/);
     expect(asked(mark, `/images/${IDS.noSources}`)[0]?.query.get('filter_id')).toBe(
       String(FILTER_IDS.public),
     );
@@ -221,7 +204,7 @@ describe('/reverse and Find source', () => {
       .sendButton({ customId: button(second, 'rev:prev:'), message: second })
       .finalReply();
     expect(imageUrl(back)).toBe(`${h.booru.url}/images/${IDS.manySources}`);
-    expect(footer(back)).toMatch(/match 1 of 2$/);
+    expect(footerText(back)).toMatch(/match 1 of 2$/);
   });
 
   it.each([

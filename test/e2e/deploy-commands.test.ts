@@ -1,40 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const script = path.join(root, 'scripts', 'deploy-commands.ts');
+import { runDeployCommands as deploy } from '../support/deploy-script.js';
 
 let discord: FakeDiscord | undefined;
-let dir: string | undefined;
 afterEach(async () => {
   await discord?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
   discord = undefined;
-  dir = undefined;
 });
-
-/** Runs the script in an empty directory (no .env) with exactly `env`. */
-async function deploy(
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  dir = await mkdtemp(path.join(tmpdir(), 'deploy-'));
-  return new Promise((resolve) => {
-    execFile(
-      tsx,
-      [script],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 describe('npm run deploy-commands', () => {
   it('GIVEN DISCORD_GUILD_ID THEN the command list is registered in that server and it says so', async () => {

@@ -7,8 +7,10 @@
 import { GatewayIntentBits, IntentsBitField, Partials } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
 import { discordClientOptions } from '../../src/bot/client-options.js';
-import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { embedsOf } from '../support/messages.js';
+import { unfurlReply } from '../support/waiting.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -16,19 +18,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-interface Embed {
-  title?: string;
-  url?: string;
-  description?: string;
-  image?: { url?: string };
-  thumbnail?: { url?: string };
-  fields?: { name: string; value: string }[];
-}
-
-function embedsOf(message: RecordedMessage): Embed[] {
-  return message.embeds as Embed[];
-}
 
 async function freshHarness(): Promise<Harness> {
   h = await startHarness({ env: { BOORU_FILTER_ID: String(FILTER_IDS.everything) } });
@@ -65,8 +54,7 @@ async function expectDmUnfurled(harness: Harness): Promise<void> {
   );
   expect(explicit?.description).toMatch(/can only be shown in age-restricted channels\.$/);
 
-  expect(discord.violations).toEqual([]);
-  expect(discord.mentionRisks).toEqual([]);
+  expectNoDiscordProblems(discord);
 }
 
 it('GIVEN a fresh bot whose first event is a DM with a safe and an explicit link THEN it replies in the DM with a full card and a minimal card', async () => {
@@ -81,11 +69,11 @@ it('GIVEN a DM unfurled before a restart WHEN the restarted bot (empty cache) ge
   const harness = await freshHarness();
   await expectDmUnfurled(harness);
   await harness.restart();
-  const posted = await harness.discord.sendMessage({
-    channel: harness.discord.dmChannelId,
-    content: `again ${harness.booru.url}/images/${IDS.safe}`,
-  });
-  const reply = await harness.discord.waitFor(() => posted.replies()[0], 10_000);
+  const reply = await unfurlReply(
+    harness.discord,
+    harness.discord.dmChannelId,
+    `again ${harness.booru.url}/images/${IDS.safe}`,
+  );
   expect(embedsOf(reply).map((e) => e.title)).toEqual([`#${IDS.safe}`]);
   expect(harness.discord.violations).toEqual([]);
 });

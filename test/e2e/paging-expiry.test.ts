@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { customIds } from '../support/messages.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -9,16 +10,12 @@ afterEach(async () => {
 
 describe('paging buttons age out', () => {
   it('GIVEN a Next click 16 minutes after the search THEN "expired", the buttons go, the board is not asked', async () => {
-    let offset = 0;
-    h = await startHarness({ bot: { now: () => Date.now() + offset } });
+    h = await startHarness();
     const first = await h.discord
       .sendCommand({ name: 'search', options: { query: 'pony' }, channel: 'plain' })
       .finalReply();
-    const next = first.components
-      .flatMap((row) => (row as { components: { custom_id?: string }[] }).components)
-      .map((c) => c.custom_id ?? '')
-      .find((id) => id.startsWith('srch:next:'))!;
-    offset = 16 * 60 * 1000;
+    const next = customIds(first).find((id) => id.startsWith('srch:next:'))!;
+    h.botClock.advance(16 * 60 * 1000);
     const searchesBefore = h.booru.requests.filter((r) => r.path.endsWith('/search/images')).length;
     const click = h.discord.sendButton({ customId: next, message: first });
     await click.acknowledged;

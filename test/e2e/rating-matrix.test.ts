@@ -10,8 +10,12 @@
  * even in age-restricted channels, with a Reveal button; DMs keep the bot's default filter.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ChannelTarget, RecordedMessage } from '../fakes/discord/index.js';
+import type { ChannelTarget } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { setServerFilter } from '../support/board.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { customIds, embedField, embedOf, type Embed } from '../support/messages.js';
+import { unfurlReply } from '../support/waiting.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -22,8 +26,7 @@ afterAll(async () => {
   await h.close();
 });
 afterEach(() => {
-  expect(h.discord.violations).toEqual([]);
-  expect(h.discord.mentionRisks).toEqual([]);
+  expectNoDiscordProblems(h.discord);
 });
 
 const CHANNELS = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'] as const;
@@ -44,15 +47,6 @@ const IMAGES = [
 ] as const;
 type ImageCase = (typeof IMAGES)[number];
 
-interface Embed {
-  title?: string;
-  url?: string;
-  description?: string;
-  image?: { url?: string };
-  thumbnail?: { url?: string };
-  fields?: { name: string; value: string }[];
-}
-
 function ageRestricted(channel: Channel): boolean {
   return channel === 'ageRestricted' || channel === 'threadInAgeRestricted';
 }
@@ -61,29 +55,13 @@ function channelOf(channel: Channel): ChannelTarget {
   return channel === 'dm' ? h.discord.dmChannelId : channel;
 }
 
-function embedOf(message: RecordedMessage): Embed {
-  expect(message.embeds).toHaveLength(1);
-  return message.embeds[0] as Embed;
-}
-
-function field(embed: Embed, name: string | RegExp): string | undefined {
-  return embed.fields?.find((f) => (typeof name === 'string' ? f.name === name : name.test(f.name)))?.value;
-}
-
-function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
-}
-
 /** What every card shows, whatever its gate: the canonical link, the credit, the source, the rating. */
 function expectCredited(embed: Embed, [, id, words, artist]: ImageCase): void {
   expect(embed.title).toBe(`#${id}`);
   expect(embed.url).toBe(`${h.booru.url}/images/${id}`);
-  expect(field(embed, 'Credit')).toMatch(new RegExp(`^\\*\\*Artist:\\*\\* \\[${artist}\\]\\(`));
-  expect(field(embed, 'Source')).toBe(`<https://www.deviantart.com/fake/art/image-${id}>`);
-  expect(field(embed, 'Rating')).toBe(words);
+  expect(embedField(embed, 'Credit')).toMatch(new RegExp(`^\\*\\*Artist:\\*\\* \\[${artist}\\]\\(`));
+  expect(embedField(embed, 'Source')).toBe(`<https://www.deviantart.com/fake/art/image-${id}>`);
+  expect(embedField(embed, 'Rating')).toBe(words);
 }
 
 /** The rule itself: picture, tags and description only where the image may be shown. */
@@ -93,12 +71,12 @@ function expectGated(embed: Embed, channel: Channel, image: ImageCase): void {
     expect(embed.image?.url).toMatch(/\/img\//);
     // Tags with the rating first (an image without a rating tag simply lists its tags).
     const first = image[2] === 'no rating tag' ? 'artist:fake artist' : image[2].split(', ')[0];
-    expect(field(embed, /^Tags \(/)?.startsWith(`${first},`)).toBe(true);
+    expect(embedField(embed, /^Tags \(/)?.startsWith(`${first},`)).toBe(true);
     if (name === 'safe') expect(embed.description).toContain('A calm picture of Twilight reading.');
   } else {
     expect(embed.image).toBeUndefined();
     expect(embed.thumbnail).toBeUndefined();
-    expect(field(embed, /^Tags/)).toBeUndefined();
+    expect(embedField(embed, /^Tags/)).toBeUndefined();
     expect(embed.description).toMatch(/can only be shown in age-restricted channels\.$/);
   }
 }
@@ -123,11 +101,11 @@ describe('rating matrix under the Everything filter', () => {
   it.each(cases)(
     'GIVEN a link posted in %s to a %s image THEN the unfurl follows the same rule',
     async (channel, _name, image) => {
-      const posted = await h.discord.sendMessage({
-        channel: channelOf(channel),
-        content: `look ${h.booru.url}/images/${image[1]}`,
-      });
-      const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+      const reply = await unfurlReply(
+        h.discord,
+        channelOf(channel),
+        `look ${h.booru.url}/images/${image[1]}`,
+      );
       const embed = embedOf(reply);
       expectCredited(embed, image);
       expectGated(embed, channel, image);
@@ -148,15 +126,7 @@ describe('rating matrix under the Everything filter', () => {
 
 describe('under the Default filter (set for the server)', () => {
   beforeAll(async () => {
-    const set = await h.discord
-      .sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.default },
-        channel: 'plain',
-        userId: h.discord.guild.ownerId,
-      })
-      .finalReply();
+    const set = await setServerFilter(h, FILTER_IDS.default);
     expect(set.content).toContain('Default');
   });
 
@@ -185,7 +155,7 @@ describe('under the Default filter (set for the server)', () => {
       const embed = embedOf(reply);
       expectCredited(embed, image);
       expect(embed.image).toBeUndefined();
-      expect(field(embed, /^Tags/)).toBeUndefined();
+      expect(embedField(embed, /^Tags/)).toBeUndefined();
       expect(embed.description).toContain(why);
       expect(customIds(reply)).toHaveLength(1);
       expect(customIds(reply)[0]).toMatch(new RegExp(`^img:reveal:[^:]+:${image[1]}$`));
@@ -214,11 +184,7 @@ describe('under the Default filter (set for the server)', () => {
 
   it('GIVEN a link to an explicit image in a plain channel THEN the rating rule wins: minimal card, no Reveal', async () => {
     const image = byName('explicit');
-    const posted = await h.discord.sendMessage({
-      channel: 'plain',
-      content: `${h.booru.url}/images/${image[1]}`,
-    });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'plain', `${h.booru.url}/images/${image[1]}`);
     const embed = embedOf(reply);
     expectCredited(embed, image);
     expectGated(embed, 'plain', image);
@@ -227,11 +193,7 @@ describe('under the Default filter (set for the server)', () => {
 
   it('GIVEN a link to a grotesque image in an age-restricted thread THEN the unfurl is spoilered with a Reveal button', async () => {
     const image = byName('grotesque');
-    const posted = await h.discord.sendMessage({
-      channel: 'threadInAgeRestricted',
-      content: `${h.booru.url}/images/${image[1]}`,
-    });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'threadInAgeRestricted', `${h.booru.url}/images/${image[1]}`);
     const embed = embedOf(reply);
     expectCredited(embed, image);
     expect(embed.image).toBeUndefined();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { IDS } from '../fakes/philomena/index.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -24,7 +25,6 @@ describe('smoke', () => {
     });
     const reply = await slash.finalReply();
     expect(reply.embeds).toHaveLength(1);
-    expect(h.discord.violations).toEqual([]);
-    expect(h.discord.mentionRisks).toEqual([]);
+    expectNoDiscordProblems(h.discord);
   });
 });

@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIEmbed } from 'discord.js';
 import { IDS } from '../fakes/philomena/index.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { unfurlReply } from '../support/waiting.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -20,8 +22,7 @@ describe('unfurl of several heavy images', () => {
   it('GIVEN three links to long cards in an age-restricted channel THEN one reply, three credited and sourced cards within the limits', async () => {
     const ids = [IDS.manySources, IDS.hostileText, IDS.multiCredit];
     const content = ids.map((id) => `${h.booru.url}/images/${id}`).join(' and ');
-    const posted = await h.discord.sendMessage({ channel: 'ageRestricted', content });
-    const reply = await h.discord.waitFor(() => posted.replies()[0], 10_000);
+    const reply = await unfurlReply(h.discord, 'ageRestricted', content);
     const embeds = reply.embeds as APIEmbed[];
     expect(embeds.map((embed) => embed.url)).toEqual(ids.map((id) => `${h.booru.url}/images/${id}`));
     for (const embed of embeds) {
@@ -30,7 +31,6 @@ describe('unfurl of several heavy images', () => {
       expect(names[1]).toMatch(/^Sources?$/);
       expect(embed.fields?.[0]?.value.length).toBeGreaterThan(0);
     }
-    expect(h.discord.violations).toEqual([]);
-    expect(h.discord.mentionRisks).toEqual([]);
+    expectNoDiscordProblems(h.discord);
   });
 });

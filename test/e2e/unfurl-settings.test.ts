@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { DISALLOWED_INTENTS_LINE } from '../../src/bot/bot.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
-import { FAKE_KEY, FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { setServerFilter } from '../support/board.js';
+import { expectCleanRun } from '../support/checks.js';
 import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
@@ -12,9 +14,7 @@ async function harness(options?: HarnessOptions): Promise<Harness> {
 }
 afterEach(async () => {
   if (h) {
-    expect(h.discord.violations).toEqual([]);
-    expect(h.discord.mentionRisks).toEqual([]);
-    expect(h.logText()).not.toContain(FAKE_KEY);
+    expectCleanRun(h);
     await h.close();
   }
   h = undefined;
@@ -164,15 +164,7 @@ describe('/settings', () => {
   it('GIVEN an unknown or someone else\u2019s private filter THEN it is refused with a reason', async () => {
     const t = await harness();
     for (const id of [987654, FILTER_IDS.otherPrivate]) {
-      const reply = await replyOf(
-        t.discord.sendCommand({
-          name: 'settings',
-          subcommand: 'filter',
-          options: { filter_id: id },
-          channel: 'plain',
-          userId: owner(t),
-        }),
-      );
+      const reply = await setServerFilter(t, id);
       expect(reply.content).toMatch(/no filter|private/);
     }
     expect(await t.store.get(`settings:guild:${t.discord.guild.id}`)).toBeUndefined();
@@ -180,26 +172,10 @@ describe('/settings', () => {
 
   it('GIVEN the owner sets filters THEN the reply describes them, /settings show agrees, and the bot\u2019s own private filter is accepted', async () => {
     const t = await harness();
-    const set = await replyOf(
-      t.discord.sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.public },
-        channel: 'plain',
-        userId: owner(t),
-      }),
-    );
+    const set = await setServerFilter(t, FILTER_IDS.public);
     expect(set.content).toContain('No dark stuff');
     expect(set.content).toMatch(/Spoilers 0 tags and 1 complex rule/);
-    const own = await replyOf(
-      t.discord.sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.ownedPrivate },
-        channel: 'plain',
-        userId: owner(t),
-      }),
-    );
+    const own = await setServerFilter(t, FILTER_IDS.ownedPrivate);
     expect(own.content).toContain('Bot owner filter');
     const show = await replyOf(
       t.discord.sendCommand({ name: 'settings', subcommand: 'show', channel: 'plain', userId: owner(t) }),
@@ -209,15 +185,7 @@ describe('/settings', () => {
 
   it('GIVEN a filter set THEN every board call of that server carries it, and it survives a restart', async () => {
     const t = await harness({ store: 'sqlite' });
-    await replyOf(
-      t.discord.sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.everything },
-        channel: 'plain',
-        userId: owner(t),
-      }),
-    );
+    await setServerFilter(t, FILTER_IDS.everything);
     await t.restart();
     const show = await replyOf(
       t.discord.sendCommand({ name: 'settings', subcommand: 'show', channel: 'plain', userId: owner(t) }),
@@ -235,15 +203,7 @@ describe('/settings', () => {
 
   it('GIVEN another site chosen THEN the filter set for the first site does not follow, and reset restores the defaults', async () => {
     const t = await harness();
-    await replyOf(
-      t.discord.sendCommand({
-        name: 'settings',
-        subcommand: 'filter',
-        options: { filter_id: FILTER_IDS.everything },
-        channel: 'plain',
-        userId: owner(t),
-      }),
-    );
+    await setServerFilter(t, FILTER_IDS.everything);
     const site = await replyOf(
       t.discord.sendCommand({
         name: 'settings',

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/bot/command.js';
 import { RESTARTING_TEXT } from '../../src/bot/router.js';
 import { IDS } from '../fakes/philomena/index.js';
-import { startHarness, type Harness } from '../e2e/harness.js';
+import { expectNoDiscordProblems } from '../support/checks.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 interface Gate {
   readonly started: Promise<void>;
@@ -40,7 +41,7 @@ let gate: Gate | undefined;
 afterEach(async () => {
   gate?.release();
   if (h) {
-    expect(h.discord.violations).toEqual([]);
+    expectNoDiscordProblems(h.discord);
     await h.close();
   }
   h = undefined;
