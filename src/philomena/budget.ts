@@ -3,11 +3,18 @@
  * and about 20 per 10 s on the search paths (../shared/philomena-behaviour.md, "Limits and politeness").
  * Going over earns a 429 and, repeated, a ban, so every attempt (retries included) takes a slot here first.
  *
- * Sliding-window logs: a window holds the start times of its last `limit` requests, so it can never let a
- * burst straddle a window boundary the way fixed windows do. Waiters are served in FIFO order: whenever a slot
- * frees, the earliest waiter that fits takes it; a plain image fetch does not wait behind a search that
- * only waits for the search window. The queue is bounded and every wait has a deadline, so a stuck
- * site cannot pile up callers without end.
+ * The proxy counts requests as they ARRIVE, and a granted request can reach the site much later than its
+ * grant: undici queues it while every connection of the pool is busy, and the caller may still be building
+ * its body. So a slot is not stamped when it is granted. It stays occupied while the request is in flight
+ * and frees `windowMs` after the caller `release()`s it (the answer was read, or the attempt failed or was
+ * never sent). Everything a request puts on the wire happens between its grant and its release, so two
+ * requests that use the same slot one after the other reach the site at least `windowMs` apart, and any
+ * span of `windowMs` sees at most `limit` arrivals, whatever undici's queue or our retries do. The cost is
+ * throughput: a slot serves one request per (request time + `windowMs`).
+ *
+ * Waiters are served in FIFO order: whenever a slot frees, the earliest waiter that fits takes it; a plain
+ * image fetch does not wait behind a search that only waits for the search window. The queue is bounded
+ * and every wait has a deadline, so a stuck site cannot pile up callers without end.
  */
 import { SiteUnavailableError } from '../errors.js';
 
@@ -36,10 +43,12 @@ export interface BudgetOptions {
 
 export interface BudgetStats {
   readonly queued: number;
-  /** Requests started within the current overall window. */
+  /** Overall slots occupied: requests in flight, and requests that ended within the last overall window. */
   readonly inWindow: number;
-  /** Requests started within the current search window. */
+  /** The same for the search window. */
   readonly searchInWindow: number;
+  /** Requests granted and not yet released. */
+  readonly inFlight: number;
 }
 
 export interface AcquireOptions {
@@ -48,9 +57,19 @@ export interface AcquireOptions {
   readonly timeoutMs?: number;
 }
 
+/** A granted request. */
+export interface BudgetSlot {
+  /**
+   * The request is over: its answer was read, or it failed, or it was never sent. The slot frees one window
+   * from now. Call it exactly when nothing more of the request can reach the site (later calls are no-ops);
+   * a slot never released stays occupied for good.
+   */
+  release(): void;
+}
+
 export interface RequestBudget {
-  /** Resolves when a request on `path` may start (the slot is then taken). */
-  acquire(path: string, options?: AcquireOptions): Promise<void>;
+  /** Resolves when a request on `path` may start; the slot is then held until `release()`. */
+  acquire(path: string, options?: AcquireOptions): Promise<BudgetSlot>;
   stats(): BudgetStats;
 }
 
@@ -62,15 +81,21 @@ export function isSearchPath(path: string): boolean {
   return path.startsWith('/api/v1/json/search');
 }
 
+/** One granted request, shared by every window it counts in. */
+interface Occupant {
+  /** When it was released; undefined while in flight. */
+  endedAt: number | undefined;
+}
+
 interface Window {
   readonly spec: WindowSpec;
-  /** Start times, oldest first; never longer than `spec.limit`. */
-  readonly starts: number[];
+  /** Never longer than `spec.limit`. */
+  readonly occupants: Occupant[];
 }
 
 interface Waiter {
   readonly windows: readonly Window[];
-  readonly resolve: () => void;
+  readonly resolve: (slot: BudgetSlot) => void;
   readonly reject: (error: unknown) => void;
   settled: boolean;
   cleanup: () => void;
@@ -83,45 +108,77 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     options.clearTimer ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const maxQueue = options.maxQueue ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 15_000;
-  const overall: Window = { spec: checkSpec(options.overall ?? DEFAULT_OVERALL), starts: [] };
-  const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), starts: [] };
+  const overall: Window = { spec: checkSpec(options.overall ?? DEFAULT_OVERALL), occupants: [] };
+  const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), occupants: [] };
   const queue: Waiter[] = [];
+  let inFlight = 0;
   let timer: { handle: unknown; at: number } | undefined;
 
+  /** Drops the occupants whose window has passed since their release. */
   function prune(window: Window, at: number): void {
-    while (window.starts.length > 0 && (window.starts[0] ?? 0) <= at - window.spec.windowMs) {
-      window.starts.shift();
+    const { occupants, spec } = window;
+    for (let i = occupants.length - 1; i >= 0; i -= 1) {
+      const endedAt = occupants[i]?.endedAt;
+      if (endedAt !== undefined && endedAt <= at - spec.windowMs) occupants.splice(i, 1);
     }
   }
 
+  function pruneAll(at: number): void {
+    prune(overall, at);
+    prune(search, at);
+  }
+
   function hasRoom(window: Window): boolean {
-    return window.starts.length < window.spec.limit;
+    return window.occupants.length < window.spec.limit;
   }
 
-  /** When the oldest start of a full window leaves it. */
-  function freesAt(window: Window): number {
-    return (window.starts[0] ?? 0) + window.spec.windowMs;
+  /** When the first released occupant of `window` leaves it; undefined while every one is in flight. */
+  function nextExpiry(window: Window): number | undefined {
+    let first: number | undefined;
+    for (const { endedAt } of window.occupants) {
+      if (endedAt !== undefined && (first === undefined || endedAt < first)) first = endedAt;
+    }
+    return first === undefined ? undefined : first + window.spec.windowMs;
   }
 
-  /** When every one of `windows` has room again (now, if they all have room already). */
+  /**
+   * The soonest `window` can have room: its first released occupant's expiry, or, when all are in flight,
+   * a window from now (the earliest a request released right now would free its slot).
+   */
+  function soonestRoom(window: Window, at: number): number {
+    if (hasRoom(window)) return at;
+    return Math.min(nextExpiry(window) ?? Infinity, at + window.spec.windowMs);
+  }
+
   function readyAt(windows: readonly Window[], at: number): number {
-    return Math.max(at, ...windows.filter((w) => !hasRoom(w)).map(freesAt));
+    return Math.max(at, ...windows.map((w) => soonestRoom(w, at)));
   }
 
   /**
    * How long a refused caller should wait before asking again: until the queue moves (its first waiter
-   * that can go, goes) and the caller's own windows have room. Never a guess: both come from the windows.
+   * that can go, goes) and the caller's own windows have room. Both come from the windows; a request still
+   * in flight counts as ending now, so the figure is never longer than the real wait.
    */
   function retryAfter(windows: readonly Window[]): number {
     const at = now();
-    prune(overall, at);
-    prune(search, at);
+    pruneAll(at);
     const queueMovesAt = queue.length === 0 ? at : Math.min(...queue.map((w) => readyAt(w.windows, at)));
     return Math.max(readyAt(windows, at), queueMovesAt) - at;
   }
 
-  function take(windows: readonly Window[], at: number): void {
-    for (const window of windows) window.starts.push(at);
+  function take(windows: readonly Window[]): BudgetSlot {
+    const occupant: Occupant = { endedAt: undefined };
+    for (const window of windows) window.occupants.push(occupant);
+    inFlight += 1;
+    return {
+      release() {
+        if (occupant.endedAt !== undefined) return;
+        occupant.endedAt = now();
+        inFlight -= 1;
+        // Nothing frees yet, but the expiry timer may now have something to wait for.
+        drain();
+      },
+    };
   }
 
   function windowsFor(path: string): readonly Window[] {
@@ -134,18 +191,15 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
    * while the overall window has room.
    */
   function drain(): void {
-    const at = now();
-    prune(overall, at);
-    prune(search, at);
+    pruneAll(now());
     for (let i = 0; i < queue.length;) {
       const waiter = queue[i];
       if (!waiter) break;
       if (waiter.windows.every(hasRoom)) {
         queue.splice(i, 1);
-        take(waiter.windows, at);
         waiter.settled = true;
         waiter.cleanup();
-        waiter.resolve();
+        waiter.resolve(take(waiter.windows));
       } else {
         i += 1;
       }
@@ -153,15 +207,18 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     schedule();
   }
 
+  /** Wakes the queue when the next released occupant of a full window expires (a release wakes it too). */
   function schedule(): void {
-    if (queue.length === 0) {
+    const expiries = [overall, search]
+      .filter((w) => !hasRoom(w))
+      .map(nextExpiry)
+      .filter((at): at is number => at !== undefined);
+    if (queue.length === 0 || expiries.length === 0) {
       if (timer) clearTimer(timer.handle);
       timer = undefined;
       return;
     }
-    const full = [overall, search].filter((w) => !hasRoom(w));
-    if (full.length === 0) return;
-    const at = Math.min(...full.map(freesAt));
+    const at = Math.min(...expiries);
     if (timer && timer.at <= at) return;
     if (timer) clearTimer(timer.handle);
     const delay = Math.max(0, at - now());
@@ -188,10 +245,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       const windows = windowsFor(path);
       // Serve the queue first, so a newcomer never takes a slot an earlier waiter could use.
       drain();
-      if (windows.every(hasRoom)) {
-        take(windows, now());
-        return Promise.resolve();
-      }
+      if (windows.every(hasRoom)) return Promise.resolve(take(windows));
       if (queue.length >= maxQueue) {
         return Promise.reject(
           exhausted(
@@ -201,7 +255,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
         );
       }
       const waitMs = Math.min(acquireOptions.timeoutMs ?? maxWaitMs, maxWaitMs);
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<BudgetSlot>((resolve, reject) => {
         const waiter: Waiter = { windows, resolve, reject, settled: false, cleanup: () => undefined };
         const leave = (error: unknown): void => {
           if (waiter.settled) return;
@@ -234,10 +288,13 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       });
     },
     stats() {
-      const at = now();
-      prune(overall, at);
-      prune(search, at);
-      return { queued: queue.length, inWindow: overall.starts.length, searchInWindow: search.starts.length };
+      pruneAll(now());
+      return {
+        queued: queue.length,
+        inWindow: overall.occupants.length,
+        searchInWindow: search.occupants.length,
+        inFlight,
+      };
     },
   };
 }

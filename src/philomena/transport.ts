@@ -1,6 +1,6 @@
 /**
  * The one function that talks HTTP to a Philomena site. It owns, per attempt: the circuit breaker check,
- * a budget slot, a timeout with its own AbortController; and across attempts: retries with exponential
+ * a budget slot (held until the attempt has settled, see budget.ts), a timeout with its own AbortController; and across attempts: retries with exponential
  * backoff and full jitter, `Retry-After`, and an overall deadline.
  *
  * Retried (when the request is `idempotent`): network errors, timeouts, 5xx, 429 and 501. The client marks
@@ -360,14 +360,18 @@ export function createTransport(options: TransportOptions): Transport {
       let outcome: Outcome;
       try {
         const left = deadline - now();
-        if (options.budget) {
-          await options.budget.acquire(req.path, {
-            timeoutMs: left,
-            ...(req.signal ? { signal: req.signal } : {}),
-          });
+        const slot = await options.budget?.acquire(req.path, {
+          timeoutMs: left,
+          ...(req.signal ? { signal: req.signal } : {}),
+        });
+        try {
+          const timeoutMs = Math.max(1, Math.min(attemptTimeoutMs, deadline - now()));
+          outcome = await attempt(req, path, timeoutMs, attemptNo);
+        } finally {
+          // The attempt has settled: its answer is read or its socket is gone (undici settles a queued
+          // request only once it has been dispatched and aborted), so nothing more of it reaches the site.
+          slot?.release();
         }
-        const timeoutMs = Math.max(1, Math.min(attemptTimeoutMs, deadline - now()));
-        outcome = await attempt(req, path, timeoutMs, attemptNo);
       } catch (error) {
         ticket?.release();
         throw error;
