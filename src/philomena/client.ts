@@ -68,7 +68,7 @@ import {
   type VisibleImage,
 } from './schemas.js';
 import type { Site } from './sites.js';
-import { tagPath, tagSlug } from './tags.js';
+import { tagPath, tagSlug, wellFormed } from './tags.js';
 import {
   createTransport,
   scrubError,
@@ -185,7 +185,7 @@ function text(name: string, value: unknown): string {
 
 function segment(name: string, value: string): string {
   if (text(name, value).trim() === '') throw new RangeError(`${name} must not be empty`);
-  return encodeURIComponent(value);
+  return encodeURIComponent(wellFormed(value));
 }
 
 type Query = Record<string, string | number | undefined>;

@@ -134,11 +134,21 @@ export function isTagSlug(text: string): boolean {
  * `+` and `%2B` decode alike; only `+` from spaces can be in a slug, since a real `+` became `-plus-`).
  */
 export function tagPath(nameOrSlug: string): string {
-  const slug = isTagSlug(nameOrSlug) ? nameOrSlug : tagSlug(nameOrSlug);
+  // encodeURIComponent throws URIError on a lone surrogate, which user input (a cut emoji) can carry.
+  const text = wellFormed(nameOrSlug);
+  const slug = isTagSlug(text) ? text : tagSlug(text);
   // encodeURIComponent leaves !'()* alone; they are encoded too, as `(`/`)` would end a Markdown link.
   return encodeURIComponent(slug)
     .replaceAll('%2B', '+')
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * `text` with every lone surrogate replaced by U+FFFD, as `String.prototype.toWellFormed` does (not in our
+ * ES2023 lib): what URL encoding and JSON need, and what a server decoding UTF-8 would make of it anyway.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 /** A tag name as one quoted term of a search query `q`: `"` and `\` escaped. */

@@ -436,6 +436,18 @@ describe('client: forums', () => {
     });
     await expect(c.forum('no-such-forum')).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it('GIVEN a tag, forum or topic name holding a lone surrogate THEN the board is asked for its U+FFFD form and answers 404, no URIError', async () => {
+    const c = client();
+    booru.reset();
+    await expect(c.tag('pony \ud83d')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.forum('dis\udc00')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(c.topic(FORUM.dis, '\ud83d')).rejects.toBeInstanceOf(NotFoundError);
+    const paths = booru.requests.map((r) => r.path);
+    expect(paths).toContain('/api/v1/json/tags/pony+%EF%BF%BD');
+    expect(paths).toContain('/api/v1/json/forums/dis%EF%BF%BD');
+    expect(paths).toContain(`/api/v1/json/forums/${FORUM.dis}/topics/%EF%BF%BD`);
+  });
 });
 
 describe('client: faults', () => {

@@ -13,6 +13,7 @@ import {
   tagNameOfSlug,
   tagPath,
   tagSlug,
+  wellFormed,
 } from '../../src/philomena/tags.js';
 
 describe('ratingOf / isSafe', () => {
@@ -136,6 +137,42 @@ describe('tagSlug / tagPath', () => {
         expect(tagNameOfSlug(slug)).toBe(name);
         expect(tagPath(slug)).not.toMatch(/[/?#\s]/);
       }),
+    );
+  });
+});
+
+describe('wellFormed / tagPath with broken UTF-16', () => {
+  it.each([
+    ['\ud83d', '\ufffd'],
+    ['a\udc00b', 'a\ufffdb'],
+    ['\udc00\ud83d', '\ufffd\ufffd'],
+    ['pony \ud83d\ude00', 'pony \ud83d\ude00'],
+    ['\ud83d\ude00\ud83d', '\ud83d\ude00\ufffd'],
+    ['plain', 'plain'],
+  ])('GIVEN %j THEN lone surrogates become U+FFFD and pairs stay', (text, expected) => {
+    expect(wellFormed(text)).toBe(expected);
+  });
+
+  it('GIVEN a name that is a lone surrogate, or ends in half an emoji THEN tagPath encodes U+FFFD instead of throwing URIError', () => {
+    expect(tagPath('\ud83d')).toBe('%EF%BF%BD');
+    expect(tagPath('artist:x \ud83d')).toBe('artist-colon-x+%EF%BF%BD');
+    expect(tagPath('\udc00-\ud800')).toBe('%EF%BF%BD-dash-%EF%BF%BD');
+  });
+
+  it('GIVEN any UTF-16 string, surrogate halves included THEN tagPath never throws and reads it as its well-formed form', () => {
+    const codeUnits = fc.array(
+      fc.oneof(fc.integer({ min: 0xd800, max: 0xdfff }), fc.integer({ min: 0, max: 0xffff })),
+      { maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(codeUnits, (units) => {
+        const name = String.fromCharCode(...units);
+        const fixed = wellFormed(name);
+        expect(() => encodeURIComponent(fixed)).not.toThrow();
+        expect(fixed).toHaveLength(name.length);
+        expect(tagPath(name)).toBe(tagPath(fixed));
+      }),
+      { numRuns: 300 },
     );
   });
 });
