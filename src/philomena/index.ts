@@ -14,7 +14,7 @@ export type * from './client-types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
 export type { CacheSource, ResponseCache, ResponseCacheOptions } from './cache.js';
 export { createRequestBudget, isSearchPath, DEFAULT_OVERALL, DEFAULT_SEARCH } from './budget.js';
-export type { BudgetOptions, BudgetStats, RequestBudget, WindowSpec } from './budget.js';
+export type { BudgetOptions, BudgetSlot, BudgetStats, RequestBudget, WindowSpec } from './budget.js';
 export { createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
 export { createTransport, defaultUserAgent, parseRetryAfter } from './transport.js';

@@ -2,6 +2,7 @@
  * The Philomena sites we know, selectable by name, and any other base URL. Each site knows its canonical
  * domain (for links to image pages) and its CDN hosts (for recognising thumbnail links).
  */
+import { isIP } from 'node:net';
 
 export interface Site {
   /** Stable id used in settings and cache keys: `derpibooru`, ... or `custom:<host[:port]>`. */
@@ -43,8 +44,23 @@ const KNOWN: readonly KnownSiteSpec[] = [
   { id: 'ponerpics', name: 'Ponerpics', host: 'ponerpics.org', cdnHosts: [] },
 ];
 
+/** The host name of a URL host: port dropped, IPv6 brackets kept off. */
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
+  return host.replace(/:\d*$/, '');
+}
+
+/**
+ * Whether `www.` in front of `host` can name the same server: not for IP literals (v4, or v6 in brackets)
+ * nor `localhost`, where `www.127.0.0.1` is just some other name that no one serves.
+ */
+function takesWww(host: string): boolean {
+  const name = hostName(host);
+  return !name.startsWith('www.') && name !== 'localhost' && isIP(name) === 0;
+}
+
 function withWww(hosts: readonly string[]): string[] {
-  return hosts.flatMap((h) => (h.startsWith('www.') ? [h] : [h, `www.${h}`]));
+  return hosts.flatMap((h) => (takesWww(h) ? [h, `www.${h}`] : [h]));
 }
 
 export const KNOWN_SITES: readonly Site[] = KNOWN.map((spec) => ({

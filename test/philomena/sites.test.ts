@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createLinkRecogniser } from '../../src/philomena/links.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 /** The table of philomena-behaviour.md ("Sites"). */
@@ -70,6 +71,34 @@ describe('other base URLs', () => {
       host: '127.0.0.1:8080',
       known: false,
     });
+  });
+
+  it.each([
+    ['an IPv4 literal with a port', 'http://127.0.0.1:4567', ['127.0.0.1:4567']],
+    ['an IPv4 literal', 'https://10.0.0.2/', ['10.0.0.2']],
+    ['an IPv4 literal in another notation', 'http://0x7f.1:80', ['127.0.0.1']],
+    ['an IPv6 literal with a port', 'http://[::1]:4567', ['[::1]:4567']],
+    ['an IPv6 literal', 'https://[2001:DB8::1]', ['[2001:db8::1]']],
+    ['localhost', 'http://LocalHost:3000/booru', ['localhost:3000']],
+    [
+      'a host named by digits and a name',
+      'https://1.2.3.4.example:8443',
+      ['1.2.3.4.example:8443', 'www.1.2.3.4.example:8443'],
+    ],
+    ['a www host', 'https://www.booru.example', ['booru.example', 'www.booru.example']],
+    ['a host with a port', 'http://booru.example:8080', ['booru.example:8080', 'www.booru.example:8080']],
+  ])(
+    'GIVEN a custom site on %s THEN its hosts are %j (no www. alias for IP literals or localhost)',
+    (_what, url, hosts) => {
+      expect(resolveSite(url).hosts).toEqual(hosts);
+    },
+  );
+
+  it('GIVEN a custom site on an IP literal THEN its own links are recognised and a www. form of it is not', () => {
+    const site = resolveSite('http://127.0.0.1:4567');
+    const recognise = createLinkRecogniser([site]);
+    expect(recognise('http://127.0.0.1:4567/images/5').map((l) => l.imageId)).toEqual([5]);
+    expect(recognise('http://www.127.0.0.1:4567/images/5')).toEqual([]);
   });
 
   it('GIVEN a known site at plain http THEN it is a custom site (the known one is https only)', () => {
