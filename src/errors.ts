@@ -110,6 +110,14 @@ export class ConfigError extends Error {
   }
 }
 
+/** The store named by STORE_URL cannot be used at start; the message says what went wrong and how to fix it. */
+export class StoreOpenError extends Error {
+  readonly code = 'STORE_UNAVAILABLE';
+  override get name(): string {
+    return 'StoreOpenError';
+  }
+}
+
 export function isPhilomenaError(error: unknown): error is PhilomenaError {
   return error instanceof PhilomenaError;
 }

@@ -7,6 +7,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import { StoreOpenError } from './errors.js';
+
+// Kept importable from here, where it is thrown; it lives in the one error hierarchy (errors.ts).
+export { StoreOpenError } from './errors.js';
 
 /**
  * `sqlite://data/bot.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`, or
@@ -34,12 +38,6 @@ export async function closeStore(store: Keyv): Promise<void> {
 }
 
 const PROBE_KEY = 'store:probe';
-
-/** The store named by STORE_URL cannot be used; the message says what went wrong and how to fix it. */
-export class StoreOpenError extends Error {
-  override readonly name = 'StoreOpenError';
-  readonly code = 'STORE_UNAVAILABLE';
-}
 
 /**
  * keyv reports storage failures as 'error' events and returns false/undefined rather than throwing, and

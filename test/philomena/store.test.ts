@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Keyv from 'keyv';
 import { createResponseCache } from '../../src/philomena/cache.js';
+import { StoreOpenError as HierarchyStoreOpenError } from '../../src/errors.js';
 import { closeStore, createStore, openStore, StoreOpenError } from '../../src/store.js';
 
 const dirs: string[] = [];
@@ -108,6 +109,8 @@ describe('openStore', () => {
     expect(message).toContain('memory://');
     expect(message).not.toContain('\n');
     expect((error as StoreOpenError).code).toBe('STORE_UNAVAILABLE');
+    expect((error as StoreOpenError).name).toBe('StoreOpenError');
+    expect(error).toBeInstanceOf(HierarchyStoreOpenError);
     expect((error as StoreOpenError).cause).toBeInstanceOf(Error);
   });
 
