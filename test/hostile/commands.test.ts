@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeSearchQuery } from '../../src/bot/safety.js';
 import { SORTS } from '../../src/bot/search-paging.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
-import { startHarness, type Harness } from '../e2e/harness.js';
+import { API } from '../support/board.js';
+import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 import { FAKE_KEY, IDS, parseQuery, type RecordedRequest } from '../fakes/philomena/index.js';
 import { hostileText, hostileTextUpTo, wellFormed } from './arbitraries.js';
 import {
@@ -28,18 +29,12 @@ import {
   type Mark,
 } from './bot-run.js';
 
-const API = '/api/v1/json';
 const RUNS = 30;
 
 let h: Harness;
 beforeAll(async () => {
-  // The board budget (20 searches per 10 s) is proven in test/e2e/abuse.test.ts; here it would only make
-  // the runs wait, so it is raised well above what the runs send.
-  h = await startHarness({
-    registry: {
-      budget: { overall: { limit: 10_000, windowMs: 1000 }, search: { limit: 10_000, windowMs: 1000 } },
-    },
-  });
+  // The board budget (20 searches per 10 s) would only make the runs wait here.
+  h = await startHarness({ registry: { budget: ROOMY_BUDGET } });
 });
 afterAll(async () => {
   await h.close();

@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SITES } from '../../src/philomena/sites.js';
-import { startHarness, type Harness } from '../e2e/harness.js';
+import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { hostileText, lookAlikeAuthority } from './arbitraries.js';
 import { boardRequestsSince, mark, runProblems } from './bot-run.js';
@@ -33,12 +33,8 @@ const REAL_IDS = [
 
 let h: Harness;
 beforeAll(async () => {
-  // The per-site budget is proven in test/e2e/abuse.test.ts; raised here so runs do not queue.
-  h = await startHarness({
-    registry: {
-      budget: { overall: { limit: 10_000, windowMs: 1000 }, search: { limit: 10_000, windowMs: 1000 } },
-    },
-  });
+  // The per-site budget would only make the runs queue here.
+  h = await startHarness({ registry: { budget: ROOMY_BUDGET } });
 });
 afterAll(async () => {
   await h.close();

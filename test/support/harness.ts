@@ -75,6 +75,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * A per-site board budget far above what a suite sends, for suites where the budget would only make runs
+ * wait (the budget itself is proven in test/e2e/abuse.test.ts): `registry: { budget: ROOMY_BUDGET }`.
+ */
+export const ROOMY_BUDGET: NonNullable<ClientRegistryOptions['budget']> = {
+  overall: { limit: 10_000, windowMs: 1000 },
+  search: { limit: 10_000, windowMs: 1000 },
+};
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const discordClock = createMovableClock(options.discord?.now ?? Date.now);
   const boardClock = createMovableClock(options.registry?.now ?? (() => performance.now()));
