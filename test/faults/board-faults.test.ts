@@ -8,15 +8,16 @@
  * Client tuning: a 400 ms attempt timeout (hangs end fast), a 1 s anti-bot floor instead of 5 s, and a
  * fixed jitter; everything else is the production default (3 attempts, 30 s deadline, breaker after 5).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { IDS } from '../fakes/philomena/index.js';
 import type { Fault } from '../fakes/philomena/index.js';
 import { API, boardCalls, boardRequests } from '../support/board.js';
-import { expectCleanRun, recordStrayErrors } from '../support/checks.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { expectCleanRun } from '../support/checks.js';
+import type { Harness } from '../support/harness.js';
 import { customIds } from '../support/messages.js';
 import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
+import { useFaultHarness } from './fault-suite.js';
 
 const ATTEMPTS = 3;
 const DOWN = /^The site is down or not answering right now\./;
@@ -24,19 +25,12 @@ const BUSY = /^The site is busy\. Try again in /;
 const UNREADABLE = /^The site sent an answer the bot could not read\. Try again later\.$/;
 
 let h: Harness;
-const stray = recordStrayErrors();
 let nextId: number = IDS.fillerFirst;
 /** An image id no earlier scenario fetched (so nothing comes from the cache). */
 const freshId = (): number => nextId++;
 
-beforeAll(async () => {
-  h = await startHarness({
-    registry: { transport: { attemptTimeoutMs: 400, antiBotDelayMs: 1000 }, random: () => 0.2 },
-  });
-});
-afterAll(async () => {
-  await h.close();
-  stray.stopAndExpectNone();
+useFaultHarness((started) => (h = started), {
+  registry: { transport: { attemptTimeoutMs: 400, antiBotDelayMs: 1000 } },
 });
 afterEach(() => {
   h.booru.clearFaults();

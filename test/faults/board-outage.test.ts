@@ -6,27 +6,20 @@
  * it succeeds, after which every feature works again. Production breaker settings (5 failures, 30 s,
  * doubling).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { IDS } from '../fakes/philomena/index.js';
 import { API, boardCalls } from '../support/board.js';
-import { expectCleanRun, recordStrayErrors } from '../support/checks.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { expectCleanRun } from '../support/checks.js';
+import type { Harness } from '../support/harness.js';
 import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
+import { useFaultHarness } from './fault-suite.js';
 
 const DOWN_WITH_WAIT = /^The site is down or not answering right now\. Try again in (\d+) s\.$/;
 
 let h: Harness;
-const stray = recordStrayErrors();
 const [A, B, C, D] = [IDS.fillerFirst, IDS.fillerFirst + 1, IDS.fillerFirst + 2, IDS.fillerFirst + 3];
 
-beforeAll(async () => {
-  // A fixed backoff jitter: short, repeatable waits.
-  h = await startHarness({ registry: { random: () => 0.2 } });
-});
-afterAll(async () => {
-  await h.close();
-  stray.stopAndExpectNone();
-});
+useFaultHarness((started) => (h = started));
 afterEach(() => {
   expectCleanRun(h);
 });

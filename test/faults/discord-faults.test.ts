@@ -6,16 +6,16 @@
  * where one can still be sent, nothing crashes or leaks an unhandled rejection, and the next command
  * is served normally.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { InteractionHandle, RecordedRequest } from '../fakes/discord/index.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { API } from '../support/board.js';
-import { expectCleanRun, recordStrayErrors, type ExpectedViolation } from '../support/checks.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { expectCleanRun, type ExpectedViolation } from '../support/checks.js';
+import type { Harness } from '../support/harness.js';
 import { acknowledgedMs, eventuallyLogged, outcome, unfurlReply } from '../support/waiting.js';
+import { useFaultHarness } from './fault-suite.js';
 
 let h: Harness;
-const stray = recordStrayErrors();
 let nextId: number = IDS.fillerFirst;
 const freshId = (): number => nextId++;
 /**
@@ -25,14 +25,7 @@ const freshId = (): number => nextId++;
  */
 const expectedViolations: ExpectedViolation[] = [];
 
-beforeAll(async () => {
-  // A fixed backoff jitter: short, repeatable waits.
-  h = await startHarness({ registry: { random: () => 0.2 } });
-});
-afterAll(async () => {
-  await h.close();
-  stray.stopAndExpectNone();
-});
+useFaultHarness((started) => (h = started));
 afterEach(() => {
   h.booru.clearFaults();
   expectCleanRun(h, expectedViolations);
