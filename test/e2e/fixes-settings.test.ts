@@ -12,6 +12,7 @@ import type { Filter } from '../../src/philomena/schemas.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 import { FILTER_IDS } from '../fakes/philomena/index.js';
 import { startHarness, type Harness } from './harness.js';
+import { setServerFilter } from '../support/board.js';
 
 const API = '/api/v1/json';
 let h: Harness;
@@ -23,16 +24,7 @@ afterAll(async () => {
 });
 
 async function setFilter(filterId: number): Promise<string> {
-  const reply = await h.discord
-    .sendCommand({
-      name: 'settings',
-      subcommand: 'filter',
-      options: { filter_id: filterId },
-      channel: 'plain',
-      userId: h.discord.guild.ownerId,
-    })
-    .finalReply();
-  return reply.content;
+  return (await setServerFilter(h, filterId)).content;
 }
 
 describe('/settings filter through the bot', () => {
