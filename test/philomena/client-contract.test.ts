@@ -24,6 +24,7 @@ import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/ph
 import { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from '../../src/philomena/cache.js';
 import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
 import { InvalidResponseError, NotFoundError, SiteUnavailableError } from '../../src/errors.js';
+import { philomenaFixture } from '../support/shared.js';
 
 let booru: FakePhilomena;
 let site: Site;
@@ -277,7 +278,7 @@ describe('every endpoint: a body that does not fit', () => {
 
   it('GIVEN a search whose second image lacks representations.full THEN the client error names that deep path', async () => {
     const body = JSON.parse(
-      readFileSync('/work/shared/fixtures/philomena/derpibooru_2024_search_images_response.json', 'utf8'),
+      readFileSync(philomenaFixture('derpibooru_2024_search_images_response.json'), 'utf8'),
     ) as { images: { representations: Record<string, unknown> }[] };
     delete body.images[1]?.representations['full'];
     booru.inject({
@@ -401,9 +402,9 @@ describe('cache keys', () => {
 
 const derpibooru = knownSite('derpibooru') as Site;
 const image2020 = (
-  JSON.parse(
-    readFileSync('/work/shared/fixtures/philomena/derpibooru_2020_image_2028858_show_response.json', 'utf8'),
-  ) as { image: Record<string, unknown> }
+  JSON.parse(readFileSync(philomenaFixture('derpibooru_2020_image_2028858_show_response.json'), 'utf8')) as {
+    image: Record<string, unknown>;
+  }
 ).image;
 const oddImage = {
   ...image2020,

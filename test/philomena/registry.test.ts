@@ -8,15 +8,10 @@ import { createLogger } from '../../src/logger.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { SiteUnavailableError } from '../../src/errors.js';
+import { philomenaFixture } from '../support/shared.js';
 
 const KEY = 'registry-secret-key-0042';
-const IMAGE = readFileSync(
-  new URL(
-    '../../../shared/fixtures/philomena/derpibooru_2020_image_2028858_show_response.json',
-    import.meta.url,
-  ),
-  'utf8',
-);
+const IMAGE = readFileSync(philomenaFixture('derpibooru_2020_image_2028858_show_response.json'), 'utf8');
 
 interface Booru {
   site: Site;

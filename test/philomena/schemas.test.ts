@@ -23,8 +23,9 @@ import {
   topicsResponseSchema,
   userResponseSchema,
 } from '../../src/philomena/schemas.js';
+import { PHILOMENA_FIXTURES_DIR } from '../support/shared.js';
 
-const FIXTURES = '/work/shared/fixtures/philomena';
+const FIXTURES = PHILOMENA_FIXTURES_DIR;
 
 function fixture(name: string): unknown {
   return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));

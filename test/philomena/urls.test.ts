@@ -12,6 +12,7 @@ import {
   sourceLink,
   tagPageUrl,
 } from '../../src/philomena/urls.js';
+import { PHILOMENA_FIXTURES_DIR } from '../support/shared.js';
 
 function site(id: string): Site {
   const found = knownSite(id);
@@ -21,7 +22,7 @@ function site(id: string): Site {
 
 const derpibooru = site('derpibooru');
 const local = resolveSite('http://127.0.0.1:8080');
-const FIXTURES = '/work/shared/fixtures/philomena';
+const FIXTURES = PHILOMENA_FIXTURES_DIR;
 
 describe('httpsUrl', () => {
   const cases: [string, string | null | undefined, Site, string | null][] = [

@@ -11,6 +11,7 @@ import {
   type Tag,
 } from '../../../src/philomena/schemas.js';
 import { knownSite } from '../../../src/philomena/sites.js';
+import { philomenaFixture } from '../../support/shared.js';
 
 const derpi = knownSite('derpibooru');
 if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');
@@ -20,10 +21,7 @@ const MENTION = /@everyone|@here|<@[!&]?\d+>|<#\d+>/i;
 
 const recorded = JSON.parse(
   readFileSync(
-    new URL(
-      '../../../../shared/fixtures/philomena/derpibooru_2020_tags_oc-colon-littlepip_and_aliased_littlepip.json',
-      import.meta.url,
-    ),
+    philomenaFixture('derpibooru_2020_tags_oc-colon-littlepip_and_aliased_littlepip.json'),
     'utf8',
   ),
 ) as Record<string, unknown>;

@@ -28,7 +28,7 @@
  *
  * Timing rules: an interaction callback later than `answerWindowMs` (default 3000) is refused with
  * 404 10062 Unknown interaction; a second callback with 400 40060; webhook calls after `tokenLifetimeMs`
- * (15 min) with 401 50027. Bodies are checked against /work/shared/discord/openapi.json plus the
+ * (15 min) with 401 50027. Bodies are checked against its copy of Discord's OpenAPI description (openapi.json, from ../shared/discord) plus the
  * documented limits (see validate.ts).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,15 +1,16 @@
 /**
  * What real Discord would reject in a request body: first Discord's own OpenAPI description (compiled
  * with Ajv), then the documented limits the description leaves out or states more loosely (see
- * /work/shared/discord/README.md). Each problem is one `Issue` with the body path it concerns, so the
+ * ../shared/discord/README.md). Each problem is one `Issue` with the body path it concerns, so the
  * REST layer can answer with Discord's `50035 Invalid Form Body` error shape.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { DISCORD_OPENAPI_FILE } from '../../support/shared.js';
 
-const OPENAPI_PATH = '/work/shared/discord/openapi.json';
+const OPENAPI_PATH = DISCORD_OPENAPI_FILE;
 const DOC_ID = 'discord-openapi';
 
 export interface Issue {
