@@ -104,7 +104,7 @@ export function createBot(deps: BotDeps): Bot {
   const { config, logger } = deps;
   const commands = deps.commands ?? allCommands({ defaultSite: deps.config.site });
   const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
-  const settings = createGuildSettings(deps.store);
+  const settings = createGuildSettings({ store: deps.store, logger });
   const router = createInteractionRouter({
     commands,
     logger,

@@ -4,6 +4,7 @@
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
+import type { Logger } from '../logger.js';
 
 export interface GuildSettingsRecord {
   /** `Site.id` of the server's site; undefined means BOORU_URL's. */
@@ -27,15 +28,29 @@ const recordSchema = z.object({
 
 const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
 
-export function createGuildSettings(store: Keyv): GuildSettings {
+export interface GuildSettingsDeps {
+  readonly store: Keyv;
+  /** Told when a stored record cannot be read (the server silently loses its settings otherwise). */
+  readonly logger: Logger;
+}
+
+export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
+  const { store, logger } = deps;
   const keyOf = (guildId: string) => `settings:guild:${guildId}`;
 
   async function get(guildId: string): Promise<GuildSettingsRecord> {
     const raw: unknown = await store.get(keyOf(guildId));
     if (raw === undefined) return EMPTY;
     const parsed = recordSchema.safeParse(raw);
-    // A record we cannot read is treated as unset rather than failing every command of that server.
-    if (!parsed.success) return EMPTY;
+    // A record we cannot read is treated as unset rather than failing every command of that server, but
+    // said: the server's site and filter are gone until an admin sets them again.
+    if (!parsed.success) {
+      logger.warn(
+        { guildId, issues: parsed.error.issues.map((issue) => issue.path.map(String).join('.')) },
+        'stored server settings are unreadable; using the defaults',
+      );
+      return EMPTY;
+    }
     return { siteId: parsed.data.siteId, filters: parsed.data.filters };
   }
 
