@@ -19,6 +19,7 @@ import type { ClientRegistry } from '../philomena/registry.js';
 import type { Command, CommandContext } from './command.js';
 import { discordClientOptions } from './client-options.js';
 import { createDownloader } from './download.js';
+import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
 import { createGuildSettings } from './settings.js';
@@ -59,45 +60,12 @@ export interface Bot {
   readonly inFlight: number;
 }
 
-/** Counts running handlers and tells when none is left. */
-function createInFlightTracker() {
-  const running = new Set<Promise<unknown>>();
-  let onIdle: (() => void) | undefined;
-  return {
-    get size() {
-      return running.size;
-    },
-    track(work: Promise<unknown>): void {
-      running.add(work);
-      const done = (): void => {
-        running.delete(work);
-        if (running.size === 0) onIdle?.();
-      };
-      work.then(done, done);
-    },
-    /** Resolves with how many are still running once all finished or `timeoutMs` passed. */
-    async idle(timeoutMs: number): Promise<number> {
-      if (running.size === 0 || timeoutMs <= 0) return running.size;
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        onIdle = resolve;
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      clearTimeout(timer);
-      onIdle = undefined;
-      return running.size;
-    },
-  };
-}
-
 export const DISALLOWED_INTENTS_LINE =
   'Discord refused the Message Content intent (gateway close 4014): enable the Message Content intent in the Developer Portal (your application → Bot → Privileged Gateway Intents) or set UNFURL=off. Running on without link unfurling.';
 
 function isDisallowedIntents(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return (
-    /disallowed intents/i.test(error.message) || (error as { code?: unknown }).code === 'DisallowedIntents'
-  );
+  return /disallowed intents/i.test(error.message) || ('code' in error && error.code === 'DisallowedIntents');
 }
 
 export function createBot(deps: BotDeps): Bot {
@@ -127,7 +95,7 @@ export function createBot(deps: BotDeps): Bot {
     rateLimit: config.unfurlRateLimit,
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
-  const inFlight = createInFlightTracker();
+  const inFlight = createInFlightTracker(logger);
   let draining = false;
 
   let unfurlOn = config.unfurl;
@@ -150,12 +118,21 @@ export function createBot(deps: BotDeps): Bot {
     });
     made.on(Events.InteractionCreate, (interaction) => {
       // Tracked even while draining: the "restarting" answer must go out before the connection closes.
-      inFlight.track(router.handle(interaction));
+      inFlight.track(router.handle(interaction), {
+        interactionId: interaction.id,
+        guildId: interaction.guildId,
+        handler: 'interaction',
+      });
     });
     if (unfurlOn) {
       made.on(Events.MessageCreate, (message) => {
         if (draining) return;
-        inFlight.track(unfurl(message));
+        inFlight.track(unfurl(message), {
+          messageId: message.id,
+          guildId: message.guildId,
+          channelId: message.channelId,
+          handler: 'unfurl',
+        });
       });
     }
     made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
@@ -192,7 +169,11 @@ export function createBot(deps: BotDeps): Bot {
       await ready;
       readyClient = current;
     } catch (error) {
-      await current.destroy().catch(() => undefined);
+      await current
+        .destroy()
+        .catch((destroyError: unknown) =>
+          logger.debug({ err: destroyError }, 'could not destroy the client after a failed login'),
+        );
       if (unfurlOn && isDisallowedIntents(error)) {
         warnIntentsOnce();
         unfurlOn = false;
@@ -206,7 +187,11 @@ export function createBot(deps: BotDeps): Bot {
     warnIntentsOnce();
     unfurlOn = false;
     const old = client;
-    await old?.destroy().catch(() => undefined);
+    await old
+      ?.destroy()
+      .catch((error: unknown) =>
+        logger.debug({ err: error }, 'could not destroy the client that lost the Message Content intent'),
+      );
     if (stopped) return;
     await connect();
   }
