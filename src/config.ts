@@ -4,7 +4,7 @@
  * risk of a pasted secret in the wrong variable).
  */
 import { z } from 'zod';
-import { ConfigError } from './errors.js';
+import { ConfigError, SiteUrlError } from './errors.js';
 import { resolveSite, type Site } from './philomena/sites.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -85,8 +85,15 @@ export const configSchema = z.object({
       .transform((value, ctx) => {
         try {
           return resolveSite(value);
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be a known site name or an http(s) URL' });
+        } catch (error) {
+          // The value is not repeated: a secret pasted into the wrong variable must not reach the log.
+          const insecure = error instanceof SiteUrlError && error.problem === 'insecure';
+          ctx.addIssue({
+            code: 'custom',
+            message: insecure
+              ? 'must be https: plain http would send the API key and show every link in cleartext, so it is accepted only for a server on this machine or a private network (127.x, 10.x, 172.16-31.x, 192.168.x, localhost)'
+              : 'must be a known site name or an https URL',
+          });
           return z.NEVER;
         }
       }),
@@ -165,7 +172,7 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   DISCORD_API_URL: 'leave it blank to use Discord itself, or give a base such as http://127.0.0.1:8080/api',
   DISCORD_GUILD_ID: 'right-click the server with Developer Mode on → Copy Server ID, or leave it blank',
   BOORU_URL:
-    'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or a URL like https://booru.example',
+    'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or an https URL like https://booru.example (http only for a board on this machine or your own network, e.g. http://192.168.1.20:4000)',
   BOORU_API_KEY: 'copy it from your account settings on the board, or leave it blank',
   BOORU_FILTER_ID: "use the number at the end of the filter's page URL (/filters/<id>), or leave it blank",
   STORE_URL: 'for example sqlite://data/bot.sqlite, or memory:// for a store that forgets on restart',

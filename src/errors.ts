@@ -118,6 +118,26 @@ export class StoreOpenError extends Error {
   }
 }
 
+/** Why a site name or base URL was refused. */
+export type SiteUrlProblem = 'unknown' | 'not-http' | 'credentials' | 'insecure';
+
+/**
+ * A site name or base URL that cannot be used (`resolveSite`). `problem` says which rule it broke, so a
+ * caller can say how to fix it without repeating the value (config never echoes what it was given).
+ */
+export class SiteUrlError extends Error {
+  readonly code = 'SITE_URL_INVALID';
+  constructor(
+    message: string,
+    readonly problem: SiteUrlProblem,
+  ) {
+    super(message);
+  }
+  override get name(): string {
+    return 'SiteUrlError';
+  }
+}
+
 export function isPhilomenaError(error: unknown): error is PhilomenaError {
   return error instanceof PhilomenaError;
 }

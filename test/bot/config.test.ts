@@ -124,6 +124,39 @@ describe('loadConfig', () => {
     expect(custom.baseUrl).toBe('http://127.0.0.1:8080');
   });
 
+  it.each([
+    ['http://derpibooru.org', 'derpibooru'],
+    ['http://www.derpibooru.org/', 'derpibooru'],
+    ['HTTP://TrixieBooru.org', 'derpibooru'],
+    ['https://www.furbooru.org', 'furbooru'],
+  ])('GIVEN BOORU_URL=%s (a known host, any scheme) THEN the known https site', (value, id) => {
+    const site = loadConfig({ ...base, BOORU_URL: value }).site;
+    expect(site.id).toBe(id);
+    expect(site.known).toBe(true);
+    expect(site.baseUrl).toBe(`https://${site.host}`);
+  });
+
+  it.each([
+    ['http://192.168.1.20:4000', 'http://192.168.1.20:4000'],
+    ['http://10.0.0.5/booru/', 'http://10.0.0.5/booru'],
+    ['http://[::1]:8080', 'http://[::1]:8080'],
+    ['http://localhost:3000', 'http://localhost:3000'],
+  ])('GIVEN BOORU_URL=%s (a local-network board) THEN plain http is kept', (value, baseUrl) => {
+    expect(loadConfig({ ...base, BOORU_URL: value }).site.baseUrl).toBe(baseUrl);
+  });
+
+  it.each([['http://booru.example'], ['http://8.8.8.8:8080'], ['http://derpibooru.org:8080']])(
+    'GIVEN BOORU_URL=%s (plain http to a public host) THEN it is refused: must be https, with how to fix it',
+    (value) => {
+      const problems = problemsOf({ ...base, BOORU_URL: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^BOORU_URL must be https: /);
+      expect(problems[0]).toContain('API key');
+      expect(problems[0]).toContain('an https URL like https://booru.example');
+      expect(problems[0]).not.toContain(value);
+    },
+  );
+
   it('GIVEN DISCORD_API_URL with a trailing slash THEN it is trimmed; a non-URL is refused', () => {
     expect(loadConfig({ ...base, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }).discordApiUrl).toBe(
       'http://127.0.0.1:9/api',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLinkRecogniser } from '../../src/philomena/links.js';
-import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
+import { SiteUrlError } from '../../src/errors.js';
+import { isLocalNetworkHost, KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 /** The table of philomena-behaviour.md ("Sites"). */
 const TABLE: readonly [
@@ -86,7 +87,7 @@ describe('other base URLs', () => {
       ['1.2.3.4.example:8443', 'www.1.2.3.4.example:8443'],
     ],
     ['a www host', 'https://www.booru.example', ['booru.example', 'www.booru.example']],
-    ['a host with a port', 'http://booru.example:8080', ['booru.example:8080', 'www.booru.example:8080']],
+    ['a host with a port', 'https://booru.example:8443', ['booru.example:8443', 'www.booru.example:8443']],
   ])(
     'GIVEN a custom site on %s THEN its hosts are %j (no www. alias for IP literals or localhost)',
     (_what, url, hosts) => {
@@ -101,20 +102,103 @@ describe('other base URLs', () => {
     expect(recognise('http://www.127.0.0.1:4567/images/5')).toEqual([]);
   });
 
-  it('GIVEN a known site at plain http THEN it is a custom site (the known one is https only)', () => {
-    const site = resolveSite('http://derpibooru.org');
+  it.each([
+    ['plain http', 'http://derpibooru.org', 'derpibooru'],
+    ['plain http with www.', 'http://www.derpibooru.org/', 'derpibooru'],
+    ['plain http with its default port and a path', 'HTTP://Furbooru.org:80/images/1', 'furbooru'],
+    ['an alias at plain http', 'http://trixiebooru.org', 'derpibooru'],
+    ['an alias with www. at https', 'https://www.trixiebooru.org', 'derpibooru'],
+    ['a path', 'https://tantabus.ai/search?q=safe', 'tantabus'],
+  ])('GIVEN a known site at %s (%s) THEN it is the known https site', (_what, url, id) => {
+    const site = resolveSite(url);
+    expect(site).toBe(knownSite(id));
+    expect(site.baseUrl).toMatch(/^https:\/\//);
+  });
+});
+
+describe('plain http', () => {
+  it.each([
+    ['IPv4 loopback', 'http://127.0.0.1:4567'],
+    ['anywhere in 127/8', 'http://127.200.3.4'],
+    ['IPv4 loopback in another notation', 'http://0x7f.1:80'],
+    ['IPv6 loopback', 'http://[::1]:4567'],
+    ['IPv4 loopback mapped into IPv6', 'http://[::ffff:127.0.0.1]:4567'],
+    ['localhost', 'http://localhost:3000'],
+    ['a name under localhost', 'http://booru.localhost'],
+    ['10/8', 'http://10.1.2.3'],
+    ['the bottom of 172.16/12', 'http://172.16.0.1'],
+    ['the top of 172.16/12', 'http://172.31.255.254:8080'],
+    ['192.168/16', 'http://192.168.1.20:4000/booru'],
+    ['IPv6 unique-local', 'http://[fd12:3456::7]'],
+    ['IPv6 link-local', 'http://[fe80::1]'],
+    ['an mDNS name', 'http://nas.local:4000'],
+    ['a home.arpa name', 'http://booru.home.arpa'],
+    ['an .internal name', 'http://booru.corp.internal'],
+    ['a .test name', 'http://booru.test:4567'],
+  ])('GIVEN %s (%s) THEN a local-network custom site over http', (_what, url) => {
+    const site = resolveSite(url);
     expect(site.known).toBe(false);
-    expect(site.baseUrl).toBe('http://derpibooru.org');
-    expect(site.cdnHosts).toEqual(['derpicdn.net']);
+    expect(site.baseUrl).toMatch(/^http:\/\//);
+    expect(isLocalNetworkHost(site.host)).toBe(true);
+  });
+
+  it.each([
+    ['a public host', 'http://booru.example'],
+    ['a public host with www.', 'http://www.booru.example:8080'],
+    ['a known host on another port', 'http://derpibooru.org:8080'],
+    ['a public IPv4 address', 'http://8.8.8.8'],
+    ['just below 172.16/12', 'http://172.15.255.255'],
+    ['just above 172.16/12', 'http://172.32.0.1'],
+    ['a look-alike of 10/8', 'http://100.1.2.3'],
+    ['a look-alike of 192.168/16', 'http://192.169.0.1'],
+    ['a public IPv6 address', 'http://[2001:db8::1]'],
+    ['a public IPv4 mapped into IPv6', 'http://[::ffff:8.8.8.8]'],
+    ['the unspecified address', 'http://0.0.0.0'],
+    ['localhost as a label, not the name', 'http://localhost.example.com'],
+    ['a name ending in "local" without the dot', 'http://notlocal'],
+  ])('GIVEN %s (%s) THEN it is refused with "must be https"', (_what, url) => {
+    let caught: unknown;
+    try {
+      resolveSite(url);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(SiteUrlError);
+    expect(caught).toMatchObject({ problem: 'insecure', code: 'SITE_URL_INVALID' });
+    expect((caught as SiteUrlError).message).toMatch(/^a site URL must be https: http:\/\//);
+  });
+
+  it('GIVEN the same public hosts at https THEN they are custom sites', () => {
+    expect(resolveSite('https://booru.example').baseUrl).toBe('https://booru.example');
+    expect(resolveSite('https://8.8.8.8').baseUrl).toBe('https://8.8.8.8');
+  });
+
+  it.each([
+    ['127.0.0.1:4567', true],
+    ['[::1]:4567', true],
+    ['::1', true],
+    ['::ffff:192.168.0.1', true],
+    ['LOCALHOST.', true],
+    ['localhost:3000', true],
+    ['fc00::1', true],
+    ['fbff::1', false],
+    ['fec0::1', false],
+    ['fc::1', false],
+    ['derpibooru.org', false],
+    ['', false],
+  ])('GIVEN the host %j THEN isLocalNetworkHost is %s', (host, expected) => {
+    expect(isLocalNetworkHost(host)).toBe(expected);
   });
 
   it.each([
     ['nothing known', 'twibooru'],
     ['not http', 'ftp://derpibooru.org'],
+    ['not http on a local host', 'ftp://127.0.0.1'],
     ['javascript', 'javascript:alert(1)'],
     ['credentials', 'https://user:pass@booru.example'],
     ['empty', ''],
   ])('GIVEN %s (%j) THEN a clear error', (_name, input) => {
-    expect(() => resolveSite(input)).toThrow(/known site|http|credentials/);
+    expect(() => resolveSite(input)).toThrow(SiteUrlError);
+    expect(() => resolveSite(input)).toThrow(/known site|https|credentials/);
   });
 });
