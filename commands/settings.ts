@@ -7,7 +7,7 @@ import {
 import type { ChatCommand, Command, CommandContext } from '../src/bot/command.js';
 import { escapeInline, escapeMarkdown, NO_MENTIONS, truncate } from '../src/bot/render/index.js';
 import { UserFacingError } from '../src/bot/user-error.js';
-import { NotFoundError } from '../src/errors.js';
+import { ForbiddenError, NotFoundError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { PhilomenaClient } from '../src/philomena/client-types.js';
 import type { Filter } from '../src/philomena/schemas.js';
@@ -124,6 +124,22 @@ export function describeFilter(filter: Filter, site: Site, names?: ReadonlyMap<n
   return lines.join('\n');
 }
 
+/**
+ * Whether filter `id` is one of the key owner's own. A board that refuses the list (no key, or a key it
+ * does not take: 403) means no; any other failure (busy, down, an unreadable answer) is thrown, so the
+ * admin is told that rather than that the filter is private.
+ */
+async function ownedByKeyOwner(id: number, client: PhilomenaClient, logger: Logger): Promise<boolean> {
+  try {
+    const own = await client.userFilters({ perPage: PER_PAGE_MAX });
+    return own.items.some((f) => f.id === id);
+  } catch (error) {
+    if (!(error instanceof ForbiddenError)) throw error;
+    logger.info({ err: error, filterId: id }, "the site refused the list of the key owner's filters");
+    return false;
+  }
+}
+
 /** The filter if the bot may use it on `site`: system or public, or one of the key owner's own. */
 async function usableFilter(id: number, site: Site, context: CommandContext): Promise<Filter> {
   const client = context.registry.client(site);
@@ -138,9 +154,8 @@ async function usableFilter(id: number, site: Site, context: CommandContext): Pr
   }
   if (filter.system || filter.public) return filter;
   // A private filter can only be seen with the key of its owner, which only the default site gets.
-  if (site.id === context.sites.defaultSite.id) {
-    const own = await client.userFilters({ perPage: 50 }).catch(() => undefined);
-    if (own?.items.some((f) => f.id === id)) return filter;
+  if (site.id === context.sites.defaultSite.id && (await ownedByKeyOwner(id, client, context.logger))) {
+    return filter;
   }
   throw new UserFacingError(
     `Filter ${id} is private: make it public on ${escapeMarkdown(site.name)}, or pick a system or public filter.`,
@@ -286,6 +301,3 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
     },
   } satisfies Command;
 }
-
-/** The command with the generic default-site choice; the bot builds it from its configuration instead. */
-export const settingsCommand = createSettingsCommand();
