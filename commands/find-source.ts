@@ -36,11 +36,8 @@ export const findSourceCommand = {
   data: new ContextMenuCommandBuilder()
     .setName('Find source')
     .setType(ApplicationCommandType.Message)
-    .setContexts(
-      InteractionContextType.Guild,
-      InteractionContextType.BotDM,
-      InteractionContextType.PrivateChannel,
-    )
+    // Guild install only (no integration_types): private channels and group DMs need a user install.
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
     .toJSON(),
   ephemeral: () => true,
   async execute(interaction, context) {
