@@ -9,14 +9,14 @@
  * one member pasting a hundred links a minute cannot make a hundred board calls. Links over it are
  * skipped without a word (a notice would be spam of its own) and logged at debug.
  */
-import { PermissionFlagsBits, type Message } from 'discord.js';
+import { PermissionFlagsBits, type APIButtonComponent, type APIEmbed, type Message } from 'discord.js';
 import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ImageLink } from '../philomena/links.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { SiteDirectory } from './command.js';
 import { createKeyedLimiter } from './cooldown.js';
-import { buttonRow, revealButton, showImage } from './image-cards.js';
+import { buttonRow, revealButton, showImage, type ActionRow } from './image-cards.js';
 import { fitEmbeds } from './render/index.js';
 import type { GuildSettings } from './settings.js';
 import { resolveView } from './view.js';
@@ -44,6 +44,33 @@ export function maskSuppressedText(text: string): string {
 export function extractUnfurlLinks(text: string, recognise: (text: string) => ImageLink[]): ImageLink[] {
   if (!text.includes('://')) return [];
   return recognise(maskSuppressedText(text));
+}
+
+/** One card of an unfurl reply, with its Reveal button when it has one. */
+export interface UnfurlCard {
+  readonly embed: APIEmbed;
+  readonly reveal?: APIButtonComponent | undefined;
+}
+
+export interface UnfurlReplyBody {
+  readonly embeds: APIEmbed[];
+  readonly components: ActionRow[];
+  /** Cards left out because the message had no room for them (dropped from the end). */
+  readonly dropped: number;
+}
+
+/**
+ * The embeds that fit one message and the Reveal buttons of exactly those cards: `fitEmbeds` may drop
+ * cards from the end, and a button must not reveal an image whose card is not there.
+ */
+export function unfurlReplyBody(cards: readonly UnfurlCard[]): UnfurlReplyBody {
+  const embeds = fitEmbeds(cards.map((card) => card.embed));
+  const reveal = cards.slice(0, embeds.length).flatMap((card) => (card.reveal ? [card.reveal] : []));
+  return {
+    embeds,
+    components: reveal.length > 0 ? [buttonRow(reveal)] : [],
+    dropped: cards.length - embeds.length,
+  };
 }
 
 export interface UnfurlDeps {
@@ -102,8 +129,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Pro
           showImage(deps.registry.client(link.site), link.imageId, view.forSite(link.site), logger),
         ),
       );
-      const embeds = [];
-      const reveal = [];
+      const cards: UnfurlCard[] = [];
       for (const [i, result] of results.entries()) {
         const link = shown[i];
         if (result.status === 'rejected' || link === undefined) {
@@ -113,18 +139,24 @@ export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Pro
           );
           continue;
         }
-        embeds.push(result.value.card.embed);
-        if (result.value.card.revealable) {
-          const id = result.value.fetched.image.id;
-          reveal.push(revealButton(link.site, id, shown.length > 1 ? `Reveal ${id}` : 'Reveal'));
-        }
+        const { card, fetched } = result.value;
+        const id = fetched.image.id;
+        cards.push({
+          embed: card.embed,
+          reveal: card.revealable
+            ? revealButton(link.site, id, shown.length > 1 ? `Reveal ${id}` : 'Reveal')
+            : undefined,
+        });
       }
-      if (embeds.length === 0) return;
-      const more = links.length - shown.length;
+      if (cards.length === 0) return;
+      const body = unfurlReplyBody(cards);
+      if (body.dropped > 0) logger.info({ dropped: body.dropped }, 'unfurl cards dropped for room');
+      // Links past the cap or the place's budget, and cards the message had no room for.
+      const more = links.length - shown.length + body.dropped;
       await message.reply({
         ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
-        embeds: fitEmbeds(embeds),
-        components: reveal.length > 0 ? [buttonRow(reveal)] : [],
+        embeds: body.embeds,
+        components: body.components,
         allowedMentions: { parse: [], repliedUser: false },
       });
       await suppressOwnPreview(message, logger);
