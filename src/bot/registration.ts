@@ -10,21 +10,30 @@ import type { Logger } from '../logger.js';
 import type { Command } from './command.js';
 
 /**
- * The bodies to register. discord.js builders write `default_member_permissions` as a string; Discord's
- * own OpenAPI description types it as an integer, so it is sent as one (both are accepted by Discord).
+ * A command body as sent. discord-api-types types `default_member_permissions` as a string (what the
+ * builders write); Discord's own OpenAPI description types it as an integer, and the wire takes both.
  */
-export function commandBodies(commands: readonly Command[]): RESTPostAPIApplicationCommandsJSONBody[] {
-  return commands.map((command) => {
+export type CommandBody = WithIntegerPermissions<RESTPostAPIApplicationCommandsJSONBody>;
+
+/** Distributes over the union of body kinds, so each keeps its own fields. */
+type WithIntegerPermissions<Body> = Body extends unknown
+  ? Omit<Body, 'default_member_permissions'> & {
+      default_member_permissions?: string | number | null | undefined;
+    }
+  : never;
+
+/** The bodies to register, `default_member_permissions` as the integer the OpenAPI description asks for. */
+export function commandBodies(commands: readonly Command[]): CommandBody[] {
+  return commands.map((command): CommandBody => {
     const permissions = command.data.default_member_permissions;
     if (typeof permissions !== 'string' || !/^\d+$/.test(permissions)) return command.data;
     const value = Number(permissions);
     if (!Number.isSafeInteger(value)) return command.data;
-    // The discord-api-types body says string; the wire accepts the integer the OpenAPI description asks for.
-    return { ...command.data, default_member_permissions: value as unknown as string };
+    return { ...command.data, default_member_permissions: value };
   });
 }
 
-export function commandsHash(bodies: readonly RESTPostAPIApplicationCommandsJSONBody[]): string {
+export function commandsHash(bodies: readonly CommandBody[]): string {
   return createHash('sha256').update(JSON.stringify(bodies)).digest('hex');
 }
 
@@ -33,7 +42,7 @@ export interface RegisterOptions {
   readonly applicationId: string;
   /** One server (instant, for development) instead of every server. */
   readonly guildId?: string | undefined;
-  readonly bodies: readonly RESTPostAPIApplicationCommandsJSONBody[];
+  readonly bodies: readonly CommandBody[];
 }
 
 /** Replaces the application's commands with `bodies` (a bulk overwrite: removed commands disappear). */

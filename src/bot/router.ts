@@ -425,7 +425,10 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
         } else if (interaction.isAutocomplete()) {
           const command = chat.get(interaction.commandName);
           if (command) await handleAutocomplete(interaction, command, logger);
-          else await interaction.respond([]).catch(() => undefined);
+          else
+            await interaction.respond([]).catch((error: unknown) => {
+              logger.debug({ err: error }, 'could not answer autocomplete of an unknown command');
+            });
         } else if (interaction.isButton()) {
           await handleButton(interaction, logger);
         }

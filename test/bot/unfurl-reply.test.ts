@@ -1,11 +1,13 @@
-import type { APIEmbed } from 'discord.js';
+import { ComponentType, type APIEmbed } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { revealButton } from '../../src/bot/image-cards.js';
 import { embedLength, EMBEDS_TOTAL_MAX } from '../../src/bot/render/index.js';
 import { unfurlReplyBody, type UnfurlCard } from '../../src/bot/unfurl.js';
 import { knownSite } from '../../src/philomena/sites.js';
 
-const site = knownSite('derpibooru');
+const found = knownSite('derpibooru');
+if (found === undefined) throw new Error('derpibooru is a known site');
+const site = found;
 
 /** A card whose size cannot shrink below ~5000 characters: 20 core fields with long names. */
 function unshrinkable(id: number): APIEmbed {
@@ -28,7 +30,11 @@ function card(embed: APIEmbed, id: number, revealable: boolean): UnfurlCard {
 }
 
 function buttonLabels(body: ReturnType<typeof unfurlReplyBody>): (string | undefined)[] {
-  return body.components.flatMap((row) => row.components.map((button) => button.label));
+  return body.components.flatMap((row) =>
+    row.components.map((button) =>
+      button.type === ComponentType.Button && 'label' in button ? button.label : undefined,
+    ),
+  );
 }
 
 describe('unfurl reply body', () => {
