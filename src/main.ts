@@ -8,7 +8,7 @@ import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createClientRegistry } from './philomena/registry.js';
-import { closeStore, openStore } from './store.js';
+import { closeStore, openStore, startStoreSweeper } from './store.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -51,6 +51,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   store.on('error', (error: unknown) => logger.error({ err: error }, 'store error'));
+  // Expired cache and paging entries are deleted in the background; closeStore stops it.
+  startStoreSweeper(store, { logger });
 
   const registry = createClientRegistry({
     defaultSite: config.site,
