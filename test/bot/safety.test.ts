@@ -3,7 +3,8 @@ import { ChannelType } from 'discord.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAgeRestrictedChannel, mayShow, safeSearchQuery, type ChannelLike } from '../../src/bot/safety.js';
-import { hiddenImageSchema, visibleImageSchema } from '../../src/philomena/schemas.js';
+import { hiddenImageSchema } from '../../src/philomena/schemas.js';
+import { testImage } from '../support/images.js';
 
 // Compile-time: a discord.js channel fits the shape as it is.
 const fromDiscordJs = (channel: Channel | null): boolean => isAgeRestrictedChannel(channel);
@@ -59,36 +60,7 @@ describe('isAgeRestrictedChannel', () => {
 });
 
 describe('mayShow', () => {
-  const visible = (tags: string[]) =>
-    visibleImageSchema.parse({
-      id: 1,
-      hidden_from_users: false,
-      aspect_ratio: 1,
-      comment_count: 0,
-      created_at: '2024-01-01T00:00:00Z',
-      updated_at: '2024-01-01T00:00:00Z',
-      first_seen_at: '2024-01-01T00:00:00Z',
-      downvotes: 0,
-      upvotes: 0,
-      score: 0,
-      faves: 0,
-      format: 'png',
-      width: 1,
-      height: 1,
-      mime_type: 'image/png',
-      representations: Object.fromEntries(
-        ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((k) => [
-          k,
-          `https://cdn.test/${k}.png`,
-        ]),
-      ),
-      tag_count: tags.length,
-      tag_ids: tags.map((_, i) => i),
-      tags,
-      thumbnails_generated: true,
-      view_url: 'https://cdn.test/v.png',
-      wilson_score: 0,
-    });
+  const visible = (tags: string[]) => testImage(tags);
   it.each<[string[], boolean, boolean]>([
     [['safe'], false, true],
     [['safe'], true, true],

@@ -6,12 +6,12 @@ import {
   hiddenImageSchema,
   tagResponseSchema,
   tagSchema,
-  visibleImageSchema,
   type Image,
   type Tag,
 } from '../../../src/philomena/schemas.js';
 import { knownSite } from '../../../src/philomena/sites.js';
 import { philomenaFixture } from '../../support/shared.js';
+import { testImage } from '../../support/images.js';
 
 const derpi = knownSite('derpibooru');
 if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');
@@ -33,36 +33,11 @@ function tag(overrides: Record<string, unknown> = {}): Tag {
 }
 
 function example(tags: string[], extra: Record<string, unknown> = {}): Image {
-  return visibleImageSchema.parse({
-    id: 99,
-    hidden_from_users: false,
-    aspect_ratio: 1,
-    comment_count: 0,
-    created_at: '2024-01-01T00:00:00Z',
-    updated_at: '2024-01-01T00:00:00Z',
-    first_seen_at: '2024-01-01T00:00:00Z',
-    downvotes: 0,
-    upvotes: 0,
-    score: 0,
-    faves: 0,
-    format: 'png',
-    width: 1,
-    height: 1,
-    mime_type: 'image/png',
-    representations: Object.fromEntries(
-      ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((k) => [
-        k,
-        `http://derpicdn.net/img/99/${k}.png`,
-      ]),
-    ),
-    tag_count: tags.length,
-    tag_ids: tags.map((_, i) => i),
+  return testImage(
     tags,
-    thumbnails_generated: true,
-    view_url: 'https://derpicdn.net/img/view/99.png',
-    wilson_score: 0,
-    ...extra,
-  });
+    { id: 99, view_url: 'https://derpicdn.net/img/view/99.png', ...extra },
+    'http://derpicdn.net/img/99',
+  );
 }
 
 function fieldValue(embed: ReturnType<typeof tagCard>, prefix: string): string | undefined {
