@@ -30,6 +30,9 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
   }
   return {
     intents,
+    // Discord refuses one connection for 2,500 servers or more (close 4011): take the shard count it
+    // recommends in /gateway/bot. A bot in few servers gets one shard, as before.
+    shards: 'auto',
     // DM channels are not cached: without the Channel partial discord.js drops DM messages.
     partials: input.unfurl ? [Partials.Channel] : [],
     allowedMentions: { parse: [], repliedUser: false },
