@@ -162,7 +162,8 @@ export function sourceLine(image: VisibleImage, max: number): string {
 export function sourceEntry(source: string): string {
   const link = sourceLink(source);
   if (link !== null && link.length <= 900) return bareUrl(link);
-  return escapeInline(truncate(source.trim(), 200));
+  // Not a URL we can link (prose, a broken address): shown as text, still never as http.
+  return escapeInline(truncate(source.trim(), 200)).replace(/http:\/\//gi, 'https://');
 }
 
 const SOURCE_FIELDS_MAX = 3;

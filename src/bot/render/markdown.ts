@@ -502,6 +502,20 @@ type Block =
  * bold/italic/underline/strike/spoilers/quotes/lists/code stay, HTML is stripped, every other character
  * is escaped and every mention neutralised. Line ends may be `\r\n`.
  */
+/**
+ * Every URL shown is https, also where no link conversion runs (code spans and blocks, plain text): a
+ * remaining `http://` becomes `https://`, except the own links of a site configured with an http base
+ * (a local board).
+ */
+export function httpsOnlyText(text: string, site: Site): string {
+  const ownBase = site.baseUrl.toLowerCase().startsWith('http://') ? site.baseUrl.toLowerCase() : null;
+  return text.replace(/http:\/\//gi, (match: string, offset: number) =>
+    ownBase !== null && text.slice(offset, offset + ownBase.length).toLowerCase() === ownBase
+      ? match
+      : 'https://',
+  );
+}
+
 export function boardMarkdownToDiscord(text: string, site: Site): string {
   const source = stripHtml(decodeEntities(truncate(text, MAX_INPUT).replace(/\r\n?/g, '\n')));
   const options: InlineOptions = { site, noLinks: false, depth: 0 };
@@ -583,8 +597,11 @@ export function boardMarkdownToDiscord(text: string, site: Site): string {
   const rendered = blocks.map((block) =>
     block.kind === 'line' ? block.text : renderInline(block.lines.join('\n'), options, true),
   );
-  return rendered
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return httpsOnlyText(
+    rendered
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    site,
+  );
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   boardMarkdownToDiscord,
   escapeMarkdown,
+  httpsOnlyText,
   neutraliseMentions,
   truncate,
   truncateMarkdown,
@@ -266,5 +267,26 @@ describe('boardMarkdownToDiscord', () => {
   it('GIVEN deeply nested emphasis THEN it does not overflow the stack', () => {
     const input = `${'**_'.repeat(500)}x${'_**'.repeat(500)}`;
     expect(() => boardMarkdownToDiscord(input, site)).not.toThrow();
+  });
+});
+
+describe('httpsOnlyText in board Markdown', () => {
+  const derpi = knownSite('derpibooru');
+  it.each([
+    ['an http URL in a code span', '`see http://evil.test/a`', '`see https://evil.test/a`'],
+    ['an http URL in a code block', '```\nhttp://evil.test/a\n```', '```\nhttps://evil.test/a\n```'],
+    ['autolinks around a fence', '<http://evil.test/a>  ```<http://evil.test/a>', 'http'],
+  ])('GIVEN %s THEN no http:// URL is shown', (_name, input, expected) => {
+    if (!derpi) throw new Error('derpibooru missing');
+    const out = boardMarkdownToDiscord(input, derpi);
+    expect(out).not.toMatch(/http:\/\//i);
+    if (expected !== 'http') expect(out).toBe(expected);
+  });
+
+  it('GIVEN a local board with an http base THEN its own links keep their base, others are upgraded', () => {
+    const local = resolveSite('http://127.0.0.1:4567');
+    expect(httpsOnlyText('http://127.0.0.1:4567/images/1 and http://evil.test/x', local)).toBe(
+      'http://127.0.0.1:4567/images/1 and https://evil.test/x',
+    );
   });
 });
