@@ -3,6 +3,7 @@
  * address fails at once with ETESTNETWORK, before DNS is even asked, so no test can reach the internet.
  */
 import net from 'node:net';
+import fc from 'fast-check';
 
 const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|::1|\[::1\]|localhost|::ffff:127(?:\.\d{1,3}){3})$/i;
 
@@ -38,4 +39,15 @@ if (!proto[guardFlag]) {
     }
     return original.apply(this, args);
   } as typeof proto.connect;
+}
+
+/**
+ * Property tests (fast-check) explore new inputs on every local run. CI runs them with one fixed seed so
+ * its verdict depends on the code alone; FC_SEED replays a failure that a local run printed.
+ */
+const seedText = process.env['FC_SEED'] ?? (process.env['CI'] === 'true' ? '20261122' : undefined);
+if (seedText !== undefined && seedText.trim() !== '') {
+  const seed = Number(seedText);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FC_SEED must be a whole number, got "${seedText}"`);
+  fc.configureGlobal({ seed });
 }
