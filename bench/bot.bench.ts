@@ -34,6 +34,7 @@ import { startBenchDiscord, type BenchDiscord } from './bot-discord.js';
 import { startBotChild, type BotChild } from './bot-child.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createSeededRandom } from '../test/support/random.js';
 
 const BOARD_LATENCY_MS = 50;
 const INTERACTIONS = 1000;
@@ -51,18 +52,6 @@ const SETTLE_MS = 30_000;
 const QUIET_MS = 3000;
 
 // ---------------------------------------------------------------------------------------------- helpers
-
-/** A small seeded generator (mulberry32), so every run sends the same traffic. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Picks items with probability proportional to 1 / rank^s: a few hot ones, a long tail. */
 function zipf<T>(items: readonly T[], s: number, random: () => number): () => T {
@@ -293,7 +282,7 @@ async function interactionsRun(): Promise<BenchRow[]> {
     );
     booru.reset();
 
-    const random = createRandom(20240601);
+    const random = createSeededRandom(20240601);
     const pickId = zipf(shuffled(imagePool(), random), 1.1, random);
     const pickQuery = zipf(QUERIES, 1.2, random);
     const pickTag = zipf(TAGS, 1.2, random);
@@ -543,7 +532,7 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
   );
   try {
     booru.reset();
-    const random = createRandom(20240602);
+    const random = createSeededRandom(20240602);
     const pickId = zipf(shuffled(imagePool(), random), 1.1, random);
     const words = (n: number): string =>
       Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');

@@ -6,22 +6,11 @@
 import { createLinkRecogniser } from '../src/philomena/links.js';
 import { KNOWN_SITES } from '../src/philomena/sites.js';
 import type { Bench, BenchRow } from './report.js';
+import { createSeededRandom } from '../test/support/random.js';
 
 const MESSAGES = 100_000;
 const RUNS = 5;
 const GOAL = 200_000;
-
-/** A small seeded generator (mulberry32), so every run measures the same messages. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the pony art is so cute lol did you see this one new episode tonight who drew that i love her mane ' +
@@ -57,7 +46,7 @@ const OTHER_LINKS = [
 ];
 
 function createMessages(): { messages: string[]; expectedLinks: number } {
-  const random = createRandom(20240314);
+  const random = createSeededRandom(20240314);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
   const words = (length: number): string => {
     let text = '';

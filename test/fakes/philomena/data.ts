@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fileBytes, sha512 } from './files.js';
 import type { FileExtension } from './files.js';
+import { createSeededRandom } from '../../support/random.js';
 
 export type ImageFormat = 'png' | 'jpg' | 'jpeg' | 'gif' | 'svg' | 'webm';
 
@@ -317,18 +318,6 @@ export const HOSTILE_DESCRIPTION =
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 
 function fixture(name: string): unknown {
@@ -583,7 +572,7 @@ function makeImage(spec: ImageSpec, implications: ReadonlyMap<string, readonly s
   const hash = sha512(bytes);
   const created = Date.parse(spec.created);
   const tags = withImplied(spec.tags, implications);
-  const r = prng(spec.id + 7);
+  const r = createSeededRandom(spec.id + 7);
   return {
     id: spec.id,
     createdAt: iso(created),
@@ -917,7 +906,7 @@ const SIZES: [number, number][] = [
 ];
 
 function fillerImages(): ImageSpec[] {
-  const r = prng(20240601);
+  const r = createSeededRandom(20240601);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)] as T;
   const specs: ImageSpec[] = [];
   const start = Date.UTC(2015, 0, 1);
@@ -1026,26 +1015,15 @@ function buildTags(images: Iterable<ImageRecord>, specs: TagRecord[]): TagRecord
   let nextId = 600_000;
   for (const name of [...names].sort()) {
     if (byName.has(name)) continue;
-    const tag: TagRecord = {
-      id: nextId,
-      name,
-      category: categoryFor(name),
-      description: '',
-      shortDescription: '',
-      aliasOf: null,
-      implies: [],
-      extraAliases: [],
-      extraImpliedBy: [],
-      spoilerImagePath: null,
-      dnpEntries: [],
-    };
+    const tag = baseTag(nextId, name);
     nextId += 1;
     byName.set(name, tag);
   }
   return [...byName.values()];
 }
 
-function baseTag(id: number, name: string, extra: Partial<TagRecord> = {}): TagRecord {
+/** A tag with no description, alias or implication; `extra` fills in the rest. */
+export function baseTag(id: number, name: string, extra: Partial<TagRecord> = {}): TagRecord {
   return {
     id,
     name,

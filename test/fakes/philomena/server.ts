@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createDataset, FAKE_KEY, FILTER_IDS, OWNER, tagSlugOf } from './data.js';
+import { baseTag, createDataset, FAKE_KEY, FILTER_IDS, OWNER, tagSlugOf } from './data.js';
 import type { Dataset, FilterRecord, ImageRecord, UserRecord } from './data.js';
 import { answerFault, createFaultTable } from './faults.js';
 import type { FaultRule } from './faults.js';
@@ -485,19 +485,8 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     data.uploads.set(seed, { bytes, ext });
     for (const tag of tags) {
       if (!tagIndex.byName.has(tag)) {
-        data.tags.push({
-          id: Math.max(...data.tags.map((t) => t.id)) + 1,
-          name: tag,
-          category: null,
-          description: '',
-          shortDescription: '',
-          aliasOf: null,
-          implies: [],
-          extraAliases: [],
-          extraImpliedBy: [],
-          spoilerImagePath: null,
-          dnpEntries: [],
-        });
+        // A new tag from an upload starts uncategorised.
+        data.tags.push(baseTag(Math.max(...data.tags.map((t) => t.id)) + 1, tag, { category: null }));
       }
     }
     const format = ext === 'mp4' ? 'webm' : ext;
