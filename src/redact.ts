@@ -1,11 +1,21 @@
 /**
  * Secret scrubbing. The board key travels in query strings (`key=`), so it ends up in URLs: every URL or
  * text that may reach a log line, an error message or Discord goes through `redactText` first.
+ *
+ * Interaction tokens travel in URL paths (`/webhooks/<app id>/<token>/...`,
+ * `/interactions/<id>/<token>/callback`) and discord.js errors carry that URL: for their 15 minutes a
+ * token lets whoever reads it post as the bot in that channel, so those path segments are scrubbed too.
  */
 
 export const REDACTED = '[REDACTED]';
 
 const KEY_PARAM = /([?&;](?:key|api_key|token)=)[^&#\s"'<>]*/gi;
+/** The token segment after a webhook or interaction id, in a URL or a route (`/webhooks/1/abc.DEF-_`). */
+const TOKEN_PATH = /(\/(?:webhooks|interactions)\/\d+\/)[^/?#\s"'<>\\]+/gi;
+
+function scrubParams(text: string): string {
+  return text.replace(KEY_PARAM, `$1${REDACTED}`).replace(TOKEN_PATH, `$1${REDACTED}`);
+}
 
 /** A scrubber for a fixed set of secrets (empty and very short values are ignored). */
 export function createRedactor(secrets: readonly (string | undefined)[]): (text: string) => string {
@@ -17,7 +27,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): (text:
     return [...forms];
   });
   return (text: string): string => {
-    let out = text.replace(KEY_PARAM, `$1${REDACTED}`);
+    let out = scrubParams(text);
     for (const secret of encoded) {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     }
@@ -25,7 +35,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): (text:
   };
 }
 
-/** Only the `key=` query parameter, for URLs built without access to the secrets list. */
+/** Only the `key=` query parameter and interaction tokens, for URLs built without the secrets list. */
 export function redactUrl(url: string): string {
-  return url.replace(KEY_PARAM, `$1${REDACTED}`);
+  return scrubParams(url);
 }

@@ -108,6 +108,9 @@ describe('a Discord call that fails on every retry', () => {
     expect(
       tokenCalls(handle).filter((r) => r.method === 'POST' && !r.path.includes('/callback')),
     ).toHaveLength(1);
+    // The failed call's URL (in err.url and the stack) holds the interaction token: never in a log line.
+    expect(JSON.stringify(lines)).toContain('/webhooks/');
+    expect(JSON.stringify(lines)).not.toContain(handle.token);
   });
 
   it('GIVEN the next command after these faults THEN it is served normally', async () => {

@@ -31,6 +31,28 @@ describe('createRedactor', () => {
   });
 });
 
+describe('interaction tokens in URL paths', () => {
+  const redact = createRedactor([]);
+  const token = 'aW50ZXJhY3Rpb246MTIzNDU2Nzg5OmFiY2RlZg.x-Y_z';
+
+  it.each([
+    ['a webhook edit URL', `https://discord.com/api/v10/webhooks/123456789/${token}/messages/%40original`],
+    ['a follow-up route', `/webhooks/123/${token}`],
+    ['an interaction callback', `https://discord.com/api/v10/interactions/987/${token}/callback`],
+    ['a JSON log line', JSON.stringify({ err: { url: `/api/v10/webhooks/1/${token}/messages/@original` } })],
+  ])('GIVEN %s THEN the token segment is gone and the ids stay', (_name, text) => {
+    for (const out of [redact(text), redactUrl(text)]) {
+      expect(out).not.toContain(token);
+      expect(out).toMatch(/\/(?:webhooks|interactions)\/\d+\/\[REDACTED\]/);
+    }
+  });
+
+  it('GIVEN other Discord routes THEN they are unchanged', () => {
+    const text = '/api/v10/channels/123/messages/456 /webhooks/abc';
+    expect(redact(text)).toBe(text);
+  });
+});
+
 describe('redactUrl', () => {
   it('GIVEN a URL with key= among other parameters THEN only the key value is replaced', () => {
     expect(redactUrl('https://derpibooru.org/api/v1/json/images/1?filter_id=5&key=SECRET#x')).toBe(
