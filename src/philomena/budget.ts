@@ -12,11 +12,25 @@
  * span of `windowMs` sees at most `limit` arrivals, whatever undici's queue or our retries do. The cost is
  * throughput: a slot serves one request per (request time + `windowMs`).
  *
- * Waiters are served in FIFO order: whenever a slot frees, the earliest waiter that fits takes it; a plain
- * image fetch does not wait behind a search that only waits for the search window. The queue is bounded
- * and every wait has a deadline, so a stuck site cannot pile up callers without end.
+ * Who waits is served fairly, because one site's budget is shared by every server and member of the bot
+ * (review M2: one member's typing used up the search window for everyone):
+ *
+ * - By priority class first (`QUEUED_PRIORITIES`): every `interactive` waiter that fits goes before any
+ *   `unfurl` waiter.
+ * - Within a class, round-robin over the servers that have waiters, and within a server over its members:
+ *   a server or member that was just served goes to the back of the line. Within one member, FIFO.
+ *   Requests without a server or member share one anonymous group (a program using the library alone).
+ * - Whenever a slot frees, the first waiter in that order whose windows all have room takes it, so a plain
+ *   image fetch does not wait behind a search that only waits for the search window.
+ * - `autocomplete` never waits: it has a small fixed share of each window (slots it uses count in the
+ *   window too, so the site's limits hold) and is refused at once when its share or the window is full.
+ *   A suggestion that comes late is useless, and a burst of keystrokes must not crowd out commands.
+ *
+ * The queue is bounded in total, per server and per member, and every wait has a deadline, so neither a
+ * stuck site nor one busy server or member can pile up callers without end or hold most of the queue.
  */
 import { SiteUnavailableError } from '../errors.js';
+import type { RequestContext, RequestPriority } from './request-context.js';
 
 export interface WindowSpec {
   /** Requests allowed in any span of `windowMs`. */
@@ -31,8 +45,16 @@ export interface BudgetOptions {
   readonly overall?: WindowSpec;
   /** Requests on the search paths (`/api/v1/json/search...`). Default 20 per 10 s. */
   readonly search?: WindowSpec;
+  /** Autocomplete's share of the search window (same span): at most this many of its slots. Default 4. */
+  readonly autocompleteSearchLimit?: number;
+  /** Autocomplete's share of the overall window (same span). Default 6. */
+  readonly autocompleteLimit?: number;
   /** Waiters beyond this are refused at once. Default 100. */
   readonly maxQueue?: number;
+  /** Waiters one server may have queued (every class). Default a quarter of `maxQueue`, at least 1. */
+  readonly maxQueuePerServer?: number;
+  /** Waiters one member may have queued (every server and class). Default 5. */
+  readonly maxQueuePerMember?: number;
   /** Longest wait for a slot when the caller gives no deadline. Default 15 s. */
   readonly maxWaitMs?: number;
   /** Monotonic clock in ms (tests inject a fake). */
@@ -47,6 +69,9 @@ export interface BudgetStats {
   readonly inWindow: number;
   /** The same for the search window. */
   readonly searchInWindow: number;
+  /** The same for autocomplete's shares of the overall and search windows. */
+  readonly autocompleteInWindow: number;
+  readonly autocompleteSearchInWindow: number;
   /** Requests granted and not yet released. */
   readonly inFlight: number;
 }
@@ -55,6 +80,8 @@ export interface AcquireOptions {
   readonly signal?: AbortSignal;
   /** Give up waiting after this long (capped by `maxWaitMs`). */
   readonly timeoutMs?: number;
+  /** Who the request is for; without one it is `interactive` and anonymous. */
+  readonly requester?: RequestContext;
 }
 
 /** A granted request. */
@@ -68,13 +95,27 @@ export interface BudgetSlot {
 }
 
 export interface RequestBudget {
-  /** Resolves when a request on `path` may start; the slot is then held until `release()`. */
+  /**
+   * Resolves when a request on `path` may start; the slot is then held until `release()`. Rejects with
+   * `SiteUnavailableError('budget-exhausted')` (with `retryAfterMs`) when the queue or the requester's
+   * share of it is full, when the wait passes its deadline, and for autocomplete whenever no slot of its
+   * share is free right now.
+   */
   acquire(path: string, options?: AcquireOptions): Promise<BudgetSlot>;
   stats(): BudgetStats;
 }
 
 export const DEFAULT_OVERALL: WindowSpec = { limit: 30, windowMs: 5_000 };
 export const DEFAULT_SEARCH: WindowSpec = { limit: 20, windowMs: 10_000 };
+export const DEFAULT_AUTOCOMPLETE_LIMIT = 6;
+export const DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT = 4;
+
+/**
+ * The classes that wait for a slot, in the order they are served. `autocomplete` is not here: it never
+ * waits. A new class takes its place in this list and nothing else changes.
+ */
+export const QUEUED_PRIORITIES = ['interactive', 'unfurl'] as const satisfies readonly RequestPriority[];
+type QueuedPriority = (typeof QUEUED_PRIORITIES)[number];
 
 /** The paths the proxy counts in its search bucket. */
 export function isSearchPath(path: string): boolean {
@@ -95,11 +136,22 @@ interface Window {
 
 interface Waiter {
   readonly windows: readonly Window[];
+  readonly priority: QueuedPriority;
+  readonly server: string | undefined;
+  readonly member: string | undefined;
   readonly resolve: (slot: BudgetSlot) => void;
   readonly reject: (error: unknown) => void;
   settled: boolean;
   cleanup: () => void;
 }
+
+/**
+ * One class's waiters: servers in turn order, each with its members in turn order, each member's waiters
+ * FIFO. A Map keeps insertion order, so "to the back of the line" is delete-and-set. The anonymous server
+ * and member are the `undefined` keys. Empty groups are dropped at once, so the maps never outgrow the
+ * queue.
+ */
+type ClassQueue = Map<string | undefined, Map<string | undefined, Waiter[]>>;
 
 export function createRequestBudget(options: BudgetOptions): RequestBudget {
   const now = options.now ?? (() => performance.now());
@@ -107,10 +159,34 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   const clearTimer =
     options.clearTimer ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const maxQueue = options.maxQueue ?? 100;
+  const maxQueuePerServer = options.maxQueuePerServer ?? Math.max(1, Math.floor(maxQueue / 4));
+  const maxQueuePerMember = options.maxQueuePerMember ?? 5;
   const maxWaitMs = options.maxWaitMs ?? 15_000;
   const overall: Window = { spec: checkSpec(options.overall ?? DEFAULT_OVERALL), occupants: [] };
   const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), occupants: [] };
-  const queue: Waiter[] = [];
+  const autocompleteOverall: Window = {
+    spec: {
+      limit: checkShare('autocompleteLimit', options.autocompleteLimit ?? DEFAULT_AUTOCOMPLETE_LIMIT),
+      windowMs: overall.spec.windowMs,
+    },
+    occupants: [],
+  };
+  const autocompleteSearch: Window = {
+    spec: {
+      limit: checkShare(
+        'autocompleteSearchLimit',
+        options.autocompleteSearchLimit ?? DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT,
+      ),
+      windowMs: search.spec.windowMs,
+    },
+    occupants: [],
+  };
+  const allWindows = [overall, search, autocompleteOverall, autocompleteSearch];
+  const classes = new Map<QueuedPriority, ClassQueue>(QUEUED_PRIORITIES.map((p) => [p, new Map()]));
+  /** Waiters per named server and per named member, for the caps; entries leave at zero. */
+  const serverQueued = new Map<string, number>();
+  const memberQueued = new Map<string, number>();
+  let queued = 0;
   let inFlight = 0;
   let timer: { handle: unknown; at: number } | undefined;
 
@@ -124,8 +200,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   }
 
   function pruneAll(at: number): void {
-    prune(overall, at);
-    prune(search, at);
+    for (const window of allWindows) prune(window, at);
   }
 
   function hasRoom(window: Window): boolean {
@@ -154,6 +229,14 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     return Math.max(at, ...windows.map((w) => soonestRoom(w, at)));
   }
 
+  function* waiters(): Generator<Waiter> {
+    for (const servers of classes.values()) {
+      for (const members of servers.values()) {
+        for (const list of members.values()) yield* list;
+      }
+    }
+  }
+
   /**
    * How long a refused caller should wait before asking again: until the queue moves (its first waiter
    * that can go, goes) and the caller's own windows have room. Both come from the windows; a request still
@@ -162,7 +245,13 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   function retryAfter(windows: readonly Window[]): number {
     const at = now();
     pruneAll(at);
-    const queueMovesAt = queue.length === 0 ? at : Math.min(...queue.map((w) => readyAt(w.windows, at)));
+    let queueMovesAt = at;
+    let first = true;
+    for (const waiter of waiters()) {
+      const ready = readyAt(waiter.windows, at);
+      queueMovesAt = first ? ready : Math.min(queueMovesAt, ready);
+      first = false;
+    }
     return Math.max(readyAt(windows, at), queueMovesAt) - at;
   }
 
@@ -181,39 +270,98 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     };
   }
 
-  function windowsFor(path: string): readonly Window[] {
-    return isSearchPath(path) ? [overall, search] : [overall];
+  function windowsFor(path: string, priority: RequestPriority): readonly Window[] {
+    const isSearch = isSearchPath(path);
+    if (priority === 'autocomplete') {
+      return isSearch
+        ? [overall, search, autocompleteOverall, autocompleteSearch]
+        : [overall, autocompleteOverall];
+    }
+    return isSearch ? [overall, search] : [overall];
+  }
+
+  function count(map: Map<string, number>, key: string | undefined, delta: number): void {
+    if (key === undefined) return;
+    const next = (map.get(key) ?? 0) + delta;
+    if (next <= 0) map.delete(key);
+    else map.set(key, next);
+  }
+
+  function enqueue(waiter: Waiter): void {
+    const servers = classes.get(waiter.priority);
+    if (!servers) throw new Error(`unreachable: no queue for ${waiter.priority}`);
+    let members = servers.get(waiter.server);
+    if (!members) {
+      members = new Map();
+      servers.set(waiter.server, members);
+    }
+    let list = members.get(waiter.member);
+    if (!list) {
+      list = [];
+      members.set(waiter.member, list);
+    }
+    list.push(waiter);
+    queued += 1;
+    count(serverQueued, waiter.server, 1);
+    count(memberQueued, waiter.member, 1);
   }
 
   /**
-   * Grant every waiter whose windows all have room, in queue order, so an earlier waiter always gets the
-   * first pick of a freed slot. A waiter held back by the search window does not hold back plain fetches
-   * while the overall window has room.
+   * Takes `waiter` out of the queue. A waiter that was `served` sends its member and server to the back of
+   * their lines (round-robin); one that left (deadline, abort) keeps their places. Empty groups go.
+   */
+  function dequeue(waiter: Waiter, served: boolean): void {
+    const servers = classes.get(waiter.priority);
+    const members = servers?.get(waiter.server);
+    const list = members?.get(waiter.member);
+    const index = list?.indexOf(waiter) ?? -1;
+    if (!servers || !members || !list || index < 0) return;
+    list.splice(index, 1);
+    queued -= 1;
+    count(serverQueued, waiter.server, -1);
+    count(memberQueued, waiter.member, -1);
+    if (list.length === 0 || served) members.delete(waiter.member);
+    if (list.length > 0 && served) members.set(waiter.member, list);
+    if (members.size === 0 || served) servers.delete(waiter.server);
+    if (members.size > 0 && served) servers.set(waiter.server, members);
+  }
+
+  /** The waiter to serve next: the first, in class, server turn, member turn and FIFO order, that fits. */
+  function nextToServe(): Waiter | undefined {
+    for (const servers of classes.values()) {
+      for (const members of servers.values()) {
+        for (const list of members.values()) {
+          const waiter = list.find((w) => w.windows.every(hasRoom));
+          if (waiter) return waiter;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Grants every waiter that fits, one at a time in fair order, so the next in line always gets the first
+   * pick of a freed slot. A waiter held back by the search window does not hold back plain fetches while
+   * the overall window has room.
    */
   function drain(): void {
     pruneAll(now());
-    for (let i = 0; i < queue.length;) {
-      const waiter = queue[i];
-      if (!waiter) break;
-      if (waiter.windows.every(hasRoom)) {
-        queue.splice(i, 1);
-        waiter.settled = true;
-        waiter.cleanup();
-        waiter.resolve(take(waiter.windows));
-      } else {
-        i += 1;
-      }
+    for (let waiter = nextToServe(); waiter; waiter = nextToServe()) {
+      dequeue(waiter, true);
+      waiter.settled = true;
+      waiter.cleanup();
+      waiter.resolve(take(waiter.windows));
     }
     schedule();
   }
 
   /** Wakes the queue when the next released occupant of a full window expires (a release wakes it too). */
   function schedule(): void {
-    const expiries = [overall, search]
+    const expiries = allWindows
       .filter((w) => !hasRoom(w))
       .map(nextExpiry)
       .filter((at): at is number => at !== undefined);
-    if (queue.length === 0 || expiries.length === 0) {
+    if (queued === 0 || expiries.length === 0) {
       if (timer) clearTimer(timer.handle);
       timer = undefined;
       return;
@@ -238,31 +386,57 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     });
   }
 
+  /** Why `requester` may not join the queue now; undefined when it may. */
+  function refusal(server: string | undefined, member: string | undefined): string | undefined {
+    if (queued >= maxQueue) return `${queued} requests already waiting`;
+    if (server !== undefined && (serverQueued.get(server) ?? 0) >= maxQueuePerServer) {
+      return `${maxQueuePerServer} requests of this server already waiting`;
+    }
+    if (member !== undefined && (memberQueued.get(member) ?? 0) >= maxQueuePerMember) {
+      return `${maxQueuePerMember} requests of this member already waiting`;
+    }
+    return undefined;
+  }
+
   return {
     acquire(path, acquireOptions = {}) {
-      const { signal } = acquireOptions;
+      const { signal, requester } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      const windows = windowsFor(path);
+      const priority = requester?.priority ?? 'interactive';
+      const windows = windowsFor(path, priority);
       // Serve the queue first, so a newcomer never takes a slot an earlier waiter could use.
       drain();
       if (windows.every(hasRoom)) return Promise.resolve(take(windows));
-      if (queue.length >= maxQueue) {
+      if (priority === 'autocomplete') {
         return Promise.reject(
-          exhausted(
-            `request budget of ${options.site} exhausted: ${queue.length} requests already waiting`,
-            retryAfter(windows),
-          ),
+          exhausted(`request budget of ${options.site}: no autocomplete slot free now`, retryAfter(windows)),
+        );
+      }
+      const server = requester?.server;
+      const member = requester?.member;
+      const refused = refusal(server, member);
+      if (refused !== undefined) {
+        return Promise.reject(
+          exhausted(`request budget of ${options.site} exhausted: ${refused}`, retryAfter(windows)),
         );
       }
       const waitMs = Math.min(acquireOptions.timeoutMs ?? maxWaitMs, maxWaitMs);
       return new Promise<BudgetSlot>((resolve, reject) => {
-        const waiter: Waiter = { windows, resolve, reject, settled: false, cleanup: () => undefined };
+        const waiter: Waiter = {
+          windows,
+          priority,
+          server,
+          member,
+          resolve,
+          reject,
+          settled: false,
+          cleanup: () => undefined,
+        };
         const leave = (error: unknown): void => {
           if (waiter.settled) return;
           waiter.settled = true;
           waiter.cleanup();
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
+          dequeue(waiter, false);
           reject(error);
           // A waiter leaving may unblock the ones behind it.
           drain();
@@ -283,16 +457,18 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
           clearTimer(deadline);
           signal?.removeEventListener('abort', onAbort);
         };
-        queue.push(waiter);
+        enqueue(waiter);
         schedule();
       });
     },
     stats() {
       pruneAll(now());
       return {
-        queued: queue.length,
+        queued,
         inWindow: overall.occupants.length,
         searchInWindow: search.occupants.length,
+        autocompleteInWindow: autocompleteOverall.occupants.length,
+        autocompleteSearchInWindow: autocompleteSearch.occupants.length,
         inFlight,
       };
     },
@@ -306,4 +482,12 @@ function checkSpec(spec: WindowSpec): WindowSpec {
     );
   }
   return spec;
+}
+
+/** A share may be 0: autocomplete is then always refused. */
+function checkShare(name: string, limit: number): number {
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new RangeError(`${name} must be an integer >= 0, got ${String(limit)}`);
+  }
+  return limit;
 }

@@ -9,42 +9,7 @@ import {
 } from '../../src/philomena/budget.js';
 import { userErrorText } from '../../src/bot/user-error.js';
 import { SiteUnavailableError } from '../../src/errors.js';
-
-/** A clock with timers that run only when the test advances time. */
-function fakeClock() {
-  let time = 0;
-  let seq = 0;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  return {
-    now: () => time,
-    setTimer: (fn: () => void, ms: number): unknown => {
-      seq += 1;
-      timers.set(seq, { at: time + ms, fn });
-      return seq;
-    },
-    clearTimer: (handle: unknown) => {
-      timers.delete(handle as number);
-    },
-    async advance(ms: number) {
-      await flush(); // let what is due now see the current time
-      const end = time + ms;
-      for (;;) {
-        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        time = due[1].at;
-        due[1].fn();
-        await flush();
-      }
-      time = end;
-      await flush();
-    },
-  };
-}
-
-async function flush(): Promise<void> {
-  for (let i = 0; i < 5; i += 1) await Promise.resolve();
-}
+import { fakeClock, flush, type TimerClock } from './timer-clock.js';
 
 /** Releases a granted slot at once (a request that took no time), then runs `then`. */
 function releaseAnd(then: () => unknown): (slot: BudgetSlot) => void {
@@ -398,7 +363,7 @@ function mostInAnySpan(entries: readonly { at: number }[], spanMs: number): numb
  * `arrive`), and settles `serviceMs` later.
  */
 function createPoolModel(
-  clock: ReturnType<typeof fakeClock>,
+  clock: TimerClock,
   connections: number,
   arrive: (search: boolean) => void,
 ): { send(search: boolean, serviceMs: number): Promise<void> } {
