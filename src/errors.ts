@@ -118,6 +118,49 @@ export class StoreOpenError extends Error {
   }
 }
 
+/** What a store call was doing when it failed. */
+export type StoreOperation = 'read' | 'write' | 'delete';
+
+/**
+ * A store call that failed (the database is locked, gone, full) or a write that kept losing to other
+ * writers. keyv itself swallows such failures (a failed read looks like "nothing stored"); the record
+ * operations of store.ts throw this instead, so a caller can never mistake a failure for an absence.
+ */
+export class StoreAccessError extends Error {
+  readonly code = 'STORE_ACCESS_FAILED';
+  constructor(
+    message: string,
+    readonly operation: StoreOperation,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  override get name(): string {
+    return 'StoreAccessError';
+  }
+}
+
+const DONE: Readonly<Record<StoreOperation, string>> = { read: 'read', write: 'written', delete: 'deleted' };
+
+/**
+ * A server's settings could not be read, written or reset just now. The command that needed them fails
+ * with a short message rather than running with the defaults: a server whose filter hides something must
+ * never see it because the store hiccuped.
+ */
+export class SettingsUnavailableError extends Error {
+  readonly code = 'SETTINGS_UNAVAILABLE';
+  constructor(
+    readonly operation: StoreOperation,
+    readonly guildId: string,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(`the settings of server ${guildId} could not be ${DONE[operation]}`, options);
+  }
+  override get name(): string {
+    return 'SettingsUnavailableError';
+  }
+}
+
 /** Why a site name or base URL was refused. */
 export type SiteUrlProblem = 'unknown' | 'not-http' | 'credentials' | 'insecure';
 

@@ -8,11 +8,18 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import { StoreOpenError } from './errors.js';
+import { StoreAccessError, StoreOpenError, type StoreOperation } from './errors.js';
 import type { Logger } from './logger.js';
 
-// Kept importable from here, where it is thrown; it lives in the one error hierarchy (errors.ts).
-export { StoreOpenError } from './errors.js';
+// Kept importable from here, where they are thrown; they live in the one error hierarchy (errors.ts).
+export { StoreAccessError, StoreOpenError } from './errors.js';
+
+/**
+ * How long a statement waits for another connection's lock (a second process on the same file, or this
+ * one's own sweeper) before SQLite gives up with SQLITE_BUSY. Without it a lock fails the statement at
+ * once, and keyv turns that into a silent miss.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * `sqlite://data/bot.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`, or
@@ -26,7 +33,9 @@ export function createStore(url: string): Keyv {
     if (file === '')
       throw new Error('the store URL sqlite:// needs a file path, e.g. sqlite://data/bot.sqlite');
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    return new Keyv({ store: new KeyvSqlite(`sqlite://${file}`) });
+    return new Keyv({
+      store: new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: SQLITE_BUSY_TIMEOUT_MS }),
+    });
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(trimmed)?.[0] ?? '(none)';
   throw new Error(
@@ -89,31 +98,289 @@ export async function openStore(url: string): Promise<Keyv> {
   }
 }
 
+// ---- records that must not lose an update ---------------------------------------------------------
+
+/**
+ * Atomic operations on single records (server settings), over the same keyv store and in keyv's own stored
+ * form (`{"value":...}`), so records written by `store.set` read back and the other way round.
+ *
+ * keyv cannot be used for these as it is: its `get` turns a failed read into `undefined` (so a failure
+ * looks like "nothing stored"), and `get` then `set` lets two writers each confirm an update of which only
+ * the last survives.
+ */
+export interface RecordStore {
+  /** The value stored under `key`; undefined when there is none (or it expired). Rejects with a `StoreAccessError` when the store fails. */
+  read(key: string): Promise<unknown>;
+  /**
+   * Replaces the value under `key` with `change(current)` (current: undefined when none), as one atomic
+   * step against every other writer of the record (this process and, for SQLite, any other process on the
+   * file), and resolves with what was stored. `change` may run more than once (a writer that got there first
+   * makes it start over on the new value), so it must only compute. Rejects with a `StoreAccessError` when
+   * the store fails or the record kept changing; nothing is written then.
+   */
+  update<T>(key: string, change: (current: unknown) => T): Promise<T>;
+  /** Deletes `key` (also fine when nothing is stored). Rejects with a `StoreAccessError` when the store fails. */
+  remove(key: string): Promise<void>;
+}
+
+/**
+ * What a backend must offer for `RecordStore`: a read that throws on failure, and a compare-and-set on the
+ * stored (serialised) form. SQLite does the compare-and-set in one conditional statement; a Redis backend
+ * would do it with WATCH/MULTI/EXEC or a Lua script comparing GET with `expected` before SET.
+ */
+interface RawRecords {
+  /** The stored form; undefined when there is no row. */
+  get(key: string): Promise<unknown>;
+  /** Writes `next` only if the stored form is still `expected` (undefined: no row yet); true when it did. */
+  compareAndSet(key: string, expected: unknown, next: unknown): Promise<boolean>;
+  delete(key: string): Promise<void>;
+}
+
+/** Tries of one update that lost to another writer, before giving up with a StoreAccessError. */
+const UPDATE_ATTEMPTS = 10;
+
+/**
+ * One statement each: SQLite runs a statement atomically, so `UPDATE ... WHERE value IS <what was read>`
+ * writes only if nobody wrote in between, across connections and processes; `IS` also matches a NULL.
+ * RETURNING says whether a row was written (`changes()` could belong to another query on the connection).
+ */
+function sqliteRecords(adapter: KeyvSqlite): RawRecords {
+  const table = String(adapter.opts.table ?? 'keyv');
+  const written = (rows: unknown): boolean => Array.isArray(rows) && rows.length > 0;
+  return {
+    async get(key) {
+      const rows: unknown = await adapter.query(`SELECT value FROM ${table} WHERE key = ?`, key);
+      const row: unknown = Array.isArray(rows) ? rows[0] : undefined;
+      if (typeof row !== 'object' || row === null) return undefined;
+      return 'value' in row ? row.value : null;
+    },
+    async compareAndSet(key, expected, next) {
+      if (expected === undefined) {
+        return written(
+          await adapter.query(
+            `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING RETURNING key`,
+            key,
+            next,
+          ),
+        );
+      }
+      return written(
+        await adapter.query(
+          `UPDATE ${table} SET value = ? WHERE key = ? AND value IS ? RETURNING key`,
+          next,
+          key,
+          expected,
+        ),
+      );
+    },
+    async delete(key) {
+      await adapter.query(`DELETE FROM ${table} WHERE key = ?`, key);
+    },
+  };
+}
+
+/** keyv's Map (memory://): the comparison and the write are one synchronous step, so nothing runs between. */
+function mapRecords(map: Map<unknown, unknown>): RawRecords {
+  return {
+    get: async (key) => map.get(key),
+    async compareAndSet(key, expected, next) {
+      if (map.get(key) !== expected) return false;
+      map.set(key, next);
+      return true;
+    },
+    async delete(key) {
+      map.delete(key);
+    },
+  };
+}
+
+interface AdapterLike {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+}
+
+function isAdapterLike(value: unknown): value is AdapterLike {
+  if (typeof value !== 'object' || value === null) return false;
+  return ['get', 'set', 'delete'].every(
+    (name) => typeof (value as Record<string, unknown>)[name] === 'function',
+  );
+}
+
+/**
+ * Any other keyv adapter, called directly so that its failures reach the caller. It offers no atomic
+ * compare-and-set, so the check below is only as good as the per-record lock of this process: fine for
+ * one process, and for tests; a shared backend (Redis) needs a `RawRecords` of its own.
+ */
+function adapterRecords(adapter: AdapterLike): RawRecords {
+  return {
+    get: (key) => adapter.get(key),
+    async compareAndSet(key, expected, next) {
+      const current = await adapter.get(key);
+      if (current !== expected && (typeof current === 'string' || typeof expected === 'string')) return false;
+      if ((await adapter.set(key, next)) === false) throw new Error('the store refused the write');
+      return true;
+    },
+    async delete(key) {
+      await adapter.delete(key);
+    },
+  };
+}
+
+/**
+ * The tail of the queue of operations on each record of each store: one process never races itself, so a
+ * compare-and-set fails only against another process. An entry lives while an operation on that record is
+ * queued or running; a WeakMap holds no store alive.
+ */
+const recordQueues = new WeakMap<Keyv, Map<string, Promise<void>>>();
+
+function serially<T>(store: Keyv, key: string, work: () => Promise<T>): Promise<T> {
+  let queues = recordQueues.get(store);
+  if (queues === undefined) {
+    queues = new Map();
+    recordQueues.set(store, queues);
+  }
+  const own = queues;
+  const result = (own.get(key) ?? Promise.resolve()).then(work);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  own.set(key, tail);
+  void tail.then(() => {
+    if (own.get(key) === tail) own.delete(key);
+  });
+  return result;
+}
+
+const VERB: Readonly<Record<StoreOperation, string>> = { read: 'read', write: 'write', delete: 'delete' };
+
+async function guarded<T>(operation: StoreOperation, key: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreAccessError(`the store could not ${VERB[operation]} ${key}: ${reason}`, operation, {
+      cause: error,
+    });
+  }
+}
+
+/** A short random pause before trying again after losing to another writer, so two losers do not collide again. */
+function conflictPause(attempt: number): Promise<void> {
+  const ms = Math.floor(Math.random() * 10 * attempt) + 1;
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The atomic record operations of `store` (see `RecordStore`). SQLite and memory stores get a real
+ * compare-and-set; any other keyv adapter is serialised within this process only.
+ */
+export function recordStoreOf(store: Keyv): RecordStore {
+  const adapter: unknown = store.store;
+  const raw: RawRecords =
+    adapter instanceof KeyvSqlite
+      ? sqliteRecords(adapter)
+      : adapter instanceof Map
+        ? mapRecords(adapter)
+        : isAdapterLike(adapter)
+          ? adapterRecords(adapter)
+          : mapRecords(new Map()); // keyv refuses anything else at construction; never reached
+  // The key as keyv stores it (`keyv:settings:...`), so both ways of access meet on one row.
+  const storedKey = (key: string): string => {
+    const namespace = store.namespace;
+    if (!store.useKeyPrefix || namespace === undefined || namespace === '') return key;
+    return key.startsWith(`${namespace}:`) ? key : `${namespace}:${key}`;
+  };
+  // What keyv's own get would return for a stored form, but a form it cannot decode is handed over as it is,
+  // for the caller's schema to refuse (a damaged record is not a failed read).
+  const decode = async (stored: unknown): Promise<unknown> => {
+    if (stored === undefined || stored === null) return undefined;
+    let data: unknown = stored;
+    if (typeof stored === 'string' && store.deserialize !== undefined) {
+      try {
+        data = await store.deserialize(stored);
+      } catch {
+        return stored;
+      }
+    }
+    if (typeof data !== 'object' || data === null || !('value' in data)) return data ?? undefined;
+    const expires = 'expires' in data ? data.expires : undefined;
+    if (typeof expires === 'number' && expires < Date.now()) return undefined;
+    return data.value ?? undefined;
+  };
+  const encode = async (value: unknown): Promise<unknown> => {
+    const data = { value, expires: undefined };
+    return store.serialize === undefined ? data : store.serialize(data);
+  };
+  return {
+    read(key) {
+      const stored = storedKey(key);
+      return guarded('read', key, () => raw.get(stored)).then(decode);
+    },
+    update(key, change) {
+      const stored = storedKey(key);
+      return serially(store, stored, async () => {
+        for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
+          const current = await guarded('read', key, () => raw.get(stored));
+          const next = change(await decode(current));
+          const encoded = await encode(next);
+          if (await guarded('write', key, () => raw.compareAndSet(stored, current, encoded))) return next;
+          await conflictPause(attempt);
+        }
+        throw new StoreAccessError(
+          `the store could not write ${key}: it changed under every one of ${UPDATE_ATTEMPTS} tries`,
+          'write',
+        );
+      });
+    },
+    remove(key) {
+      const stored = storedKey(key);
+      return serially(store, stored, () => guarded('delete', key, () => raw.delete(stored)));
+    },
+  };
+}
+
 export interface StoreSweeperOptions {
   readonly logger: Logger;
   /** Time between sweeps; default 10 minutes. One sweep also runs at once. */
   readonly intervalMs?: number;
   /** Entries deleted (SQLite) or looked at (memory) per step; default 500. */
   readonly batchSize?: number;
-  /** Steps per sweep, so one sweep does bounded work and a backlog is worked off over several; default 20. */
+  /** Steps per sweep at most; default no limit (the time cap bounds a sweep). */
   readonly maxBatches?: number;
+  /**
+   * A sweep stops starting steps after this long (default 2 s), so it never holds the database for long;
+   * a backlog left over is taken up again `catchUpMs` later instead of at the next interval.
+   */
+  readonly maxSweepMs?: number;
+  /** The pause before the next sweep when the last one stopped with expired entries left; default 10 s. */
+  readonly catchUpMs?: number;
   /** The clock keyv stamps `expires` with; a test seam. Default `Date.now`. */
   readonly now?: () => number;
 }
 
 export interface StoreSweeper {
   /**
-   * One sweep now (joining one in progress): deletes up to `batchSize × maxBatches` expired entries and
-   * resolves to how many went. Never rejects: a failure is logged and counts as 0. After `stop`, does nothing.
+   * One sweep now (joining one in progress): deletes expired entries in steps of `batchSize` while steps
+   * come back full, up to `maxSweepMs` (and `maxBatches`), and resolves to how many went. Never rejects: a
+   * failure is logged and counts as 0. After `stop`, does nothing.
    */
   sweep(): Promise<number>;
-  /** Stops the timer and waits for a sweep in progress. Idempotent. */
+  /** Stops the timers and waits for a sweep in progress. Idempotent. */
   stop(): Promise<void>;
 }
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 const DEFAULT_SWEEP_BATCH = 500;
-const DEFAULT_SWEEP_BATCHES = 20;
+/**
+ * SQLite deletes some 20,000 expired rows a second here (a 500-row step takes about 25 ms), so one capped
+ * sweep clears about 40,000 rows, and sweeps 10 s apart while a backlog lasts clear over 3,000 rows a
+ * second: far more than a bot can write, since every cache row costs a board call (a few a second per
+ * site) and every paging row a command. The old fixed 10,000 rows per 10 minutes (17 a second) was not.
+ */
+const DEFAULT_SWEEP_MAX_MS = 2_000;
+const DEFAULT_CATCH_UP_MS = 10_000;
 
 /**
  * The running sweeper of each store, so `closeStore` can stop it without every caller having to. A WeakMap
@@ -121,7 +388,10 @@ const DEFAULT_SWEEP_BATCHES = 20;
  */
 const sweepers = new WeakMap<Keyv, StoreSweeper>();
 
-/** One bounded step: deletes (or, for memory, looks at) up to `limit` entries; resolves to how many it deleted. */
+/**
+ * One bounded step: deletes (or, for memory, looks at) up to `limit` entries; resolves to how many it
+ * deleted, and whether there may be more to do (a full step, or a memory pass not over yet).
+ */
 type SweepStep = (limit: number, now: number) => Promise<{ deleted: number; more: boolean }>;
 
 /**
@@ -182,7 +452,7 @@ function memoryStep(store: Keyv, map: Map<unknown, unknown>): SweepStep {
 
 /**
  * Deletes expired entries from the store now and every `intervalMs` (an unref'd timer: it never keeps the
- * process alive), in bounded steps. Entries without a lifetime (settings) are never touched. Works on the
+ * process alive), in bounded steps, sooner again while a backlog lasts. Entries without a lifetime (settings) are never touched. Works on the
  * stores `createStore` makes (SQLite, memory); for any other keyv store it logs that and does nothing.
  * `closeStore` stops it; so does `stop()`. Starting another sweeper on the same store stops the first.
  */
@@ -190,7 +460,9 @@ export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): St
   const { logger } = options;
   const intervalMs = Math.max(1_000, options.intervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_SWEEP_BATCH));
-  const maxBatches = Math.max(1, Math.floor(options.maxBatches ?? DEFAULT_SWEEP_BATCHES));
+  const maxBatches = Math.max(1, Math.floor(options.maxBatches ?? Number.POSITIVE_INFINITY));
+  const maxSweepMs = Math.max(0, options.maxSweepMs ?? DEFAULT_SWEEP_MAX_MS);
+  const catchUpMs = Math.max(0, options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
   const now = options.now ?? Date.now;
   const adapter: unknown = store.store;
   const step: SweepStep | undefined =
@@ -204,19 +476,33 @@ export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): St
 
   let stopped = false;
   let running: Promise<number> | undefined;
+  let catchUp: NodeJS.Timeout | undefined;
 
   const run = async (sweepStep: SweepStep): Promise<number> => {
     let total = 0;
+    let left = false;
     try {
       const at = now();
-      for (let batch = 0; batch < maxBatches && !stopped; batch += 1) {
+      const started = performance.now();
+      for (let batch = 1; !stopped; batch += 1) {
         const { deleted, more } = await sweepStep(batchSize, at);
         total += deleted;
-        if (!more) break;
+        left = more;
+        if (!more || batch >= maxBatches || performance.now() - started >= maxSweepMs) break;
+        // Other work (commands, cache writes on the same connection) gets its turn between steps.
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      if (total > 0) logger.debug({ deleted: total }, 'store sweep: expired entries deleted');
+      if (total > 0) logger.debug({ deleted: total, left }, 'store sweep: expired entries deleted');
     } catch (error) {
+      left = false; // a failing database is not hammered: the next interval tries again
       logger.warn({ err: error }, 'store sweep failed; the next one tries again');
+    }
+    if (left && !stopped && catchUp === undefined) {
+      catchUp = setTimeout(() => {
+        catchUp = undefined;
+        void sweep();
+      }, catchUpMs);
+      catchUp.unref();
     }
     return total;
   };
@@ -237,6 +523,8 @@ export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): St
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(catchUp);
+      catchUp = undefined;
       await running;
     },
   };

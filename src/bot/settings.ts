@@ -1,10 +1,19 @@
 /**
  * Per-server settings: the site and, per site, the filter. Kept in the store without a lifetime so they
  * survive restarts. A filter belongs to the site it was set for: switching sites keeps it for later.
+ *
+ * Two rules keep a server's filter from quietly going away:
+ * - every change is one atomic read-modify-write of the server's record (`RecordStore.update`), so two
+ *   admins changing different things at once both keep their change, even from two processes on one file;
+ * - a read that fails throws `SettingsUnavailableError` instead of reading as "nothing set": the command
+ *   fails with a short message rather than running with the defaults, and nothing is written over the
+ *   record. (A record that was read but is damaged is another matter: it is logged and reads as unset.)
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
+import { SettingsUnavailableError, StoreAccessError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { recordStoreOf } from '../store.js';
 
 export interface GuildSettingsRecord {
   /** `Site.id` of the server's site; undefined means BOORU_URL's. */
@@ -14,10 +23,15 @@ export interface GuildSettingsRecord {
 }
 
 export interface GuildSettings {
+  /** Rejects with `SettingsUnavailableError` when the store cannot be read. */
   get(guildId: string): Promise<GuildSettingsRecord>;
-  /** Resolves once the write is stored; undefined goes back to BOORU_URL's site (filters are kept). */
+  /**
+   * Resolves once the write is stored; undefined goes back to BOORU_URL's site (filters are kept).
+   * Rejects with `SettingsUnavailableError` when the store fails; nothing is written then.
+   */
   setSite(guildId: string, siteId: string | undefined): Promise<GuildSettingsRecord>;
   setFilter(guildId: string, siteId: string, filterId: number): Promise<GuildSettingsRecord>;
+  /** Resolves once the record is gone; rejects with `SettingsUnavailableError` when the delete failed. */
   reset(guildId: string): Promise<void>;
 }
 
@@ -35,11 +49,23 @@ export interface GuildSettingsDeps {
 }
 
 export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
-  const { store, logger } = deps;
+  const { logger } = deps;
+  const records = recordStoreOf(deps.store);
   const keyOf = (guildId: string) => `settings:guild:${guildId}`;
 
-  async function get(guildId: string): Promise<GuildSettingsRecord> {
-    const raw: unknown = await store.get(keyOf(guildId));
+  /** The store's failures as the one error commands know how to tell; anything else is a bug, left as it is. */
+  async function guarded<T>(guildId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StoreAccessError) {
+        throw new SettingsUnavailableError(error.operation, guildId, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  function parse(guildId: string, raw: unknown): GuildSettingsRecord {
     if (raw === undefined) return EMPTY;
     const parsed = recordSchema.safeParse(raw);
     // A record we cannot read is treated as unset rather than failing every command of that server, but
@@ -54,25 +80,25 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
     return { siteId: parsed.data.siteId, filters: parsed.data.filters };
   }
 
-  async function write(guildId: string, record: GuildSettingsRecord): Promise<GuildSettingsRecord> {
-    const stored = record.siteId === undefined ? { filters: record.filters } : record;
-    const ok: unknown = await store.set(keyOf(guildId), stored);
-    if (ok === false) throw new Error('the settings store refused the write');
-    return record;
+  function update(
+    guildId: string,
+    change: (current: GuildSettingsRecord) => GuildSettingsRecord,
+  ): Promise<GuildSettingsRecord> {
+    return guarded(guildId, async () => {
+      const stored = await records.update(keyOf(guildId), (raw) => {
+        const next = change(parse(guildId, raw));
+        // No `siteId` key at all for the default site, as before: the record reads the same either way.
+        return next.siteId === undefined ? { filters: next.filters } : next;
+      });
+      return { siteId: 'siteId' in stored ? stored.siteId : undefined, filters: stored.filters };
+    });
   }
 
   return {
-    get,
-    async setSite(guildId, siteId) {
-      const current = await get(guildId);
-      return write(guildId, { ...current, siteId });
-    },
-    async setFilter(guildId, siteId, filterId) {
-      const current = await get(guildId);
-      return write(guildId, { ...current, filters: { ...current.filters, [siteId]: filterId } });
-    },
-    async reset(guildId) {
-      await store.delete(keyOf(guildId));
-    },
+    get: (guildId) => guarded(guildId, async () => parse(guildId, await records.read(keyOf(guildId)))),
+    setSite: (guildId, siteId) => update(guildId, (current) => ({ ...current, siteId })),
+    setFilter: (guildId, siteId, filterId) =>
+      update(guildId, (current) => ({ ...current, filters: { ...current.filters, [siteId]: filterId } })),
+    reset: (guildId) => guarded(guildId, () => records.remove(keyOf(guildId))),
   };
 }
