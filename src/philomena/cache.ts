@@ -17,6 +17,8 @@
  * | featured image                         | 5 min                    |
  * | image search                           | 2 min                    |
  * | reverse search (URL or file)           | 10 min                   |
+ * | any of those four holding an image     | 1 min                    |
+ * | uploaded in the last 24 h              |                          |
  * | tag                                    | 1 h                      |
  * | tag search (autocomplete)              | 1 h                      |
  * | comment, forum post                    | 10 min                   |
@@ -43,6 +45,11 @@ export const LIFETIMES = {
   featured: 5 * MINUTE,
   imageSearch: 2 * MINUTE,
   reverseSearch: 10 * MINUTE,
+  /**
+   * An image uploaded less than NEW_UPLOAD_MS ago (and any answer holding one): new uploads are often
+   * mis-rated and corrected within minutes, and the rating decides what a plain channel may show.
+   */
+  recentImage: MINUTE,
   tag: HOUR,
   tagSearch: HOUR,
   comment: 10 * MINUTE,
@@ -63,6 +70,9 @@ export const LIFETIMES = {
 } as const;
 
 export type CachedResource = keyof typeof LIFETIMES | 'oembed';
+
+/** How long after its upload an image's rating is treated as still settling. */
+export const NEW_UPLOAD_MS = 24 * HOUR;
 
 /** How long a 404 is remembered. */
 export const NOT_FOUND_LIFETIME_MS = 60_000;

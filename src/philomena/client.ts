@@ -8,9 +8,13 @@
  * a `RangeError` naming the parameter (a programming error: the commands bound user input already), rather
  * than being clamped silently.
  *
- * The key is sent only where it changes the answer (image reads and searches, filters, reverse search,
- * submission); the cache key then carries a short hash of it, never the key. Errors and log lines carry the
- * path with the key redacted.
+ * The key lends the owner's account rights (`my:` fields, private filters, and a staff account's `ip:`,
+ * `fingerprint:`, `true_uploader:` and deleted images) to whatever request carries it. So it goes only with
+ * the two calls that act for the owner and take nothing from anyone else: `userFilters` (the owner's own
+ * filter list) and `submitImage`. Every read, search, reverse search and filter lookup goes anonymously,
+ * with an explicit `filter_id` where the caller has one: a query or URL a member typed never runs with the
+ * owner's rights. Cache keys of keyed calls carry a short hash of the key, never the key. Errors and log
+ * lines carry the path with the key redacted.
  */
 import { createHash } from 'node:crypto';
 import { Blob } from 'node:buffer';
@@ -28,7 +32,7 @@ import {
 import { createRedactor } from '../redact.js';
 import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './breaker.js';
 import { createRequestBudget, type BudgetOptions, type BudgetStats, type RequestBudget } from './budget.js';
-import { createResponseCache, LIFETIMES, type ResponseCache } from './cache.js';
+import { createResponseCache, LIFETIMES, NEW_UPLOAD_MS, type ResponseCache } from './cache.js';
 import type {
   FilterOption,
   Page,
@@ -121,6 +125,8 @@ export interface PhilomenaClientOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Monotonic clock in ms for transport, budget and breaker. */
   readonly now?: () => number;
+  /** Wall clock in ms, to tell a new upload (its rating may still change) from an old one. */
+  readonly wallNow?: () => number;
 }
 
 export interface ClientStats {
@@ -392,6 +398,23 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
 
   const fixImage = <T extends Image>(image: T): T => absolutiseImage(image, site);
 
+  const wallNow = options.wallNow ?? Date.now;
+  /**
+   * The lifetime of an answer holding `images`: `base`, or `lifetimes.recentImage` when one of them was
+   * uploaded within NEW_UPLOAD_MS. The rating (tags) is what lets a picture into a plain channel, and a new
+   * upload's rating is often corrected within minutes; an old image keeps the normal lifetime. An unreadable
+   * date counts as new (the short lifetime is the safe side); a deleted or merged stub shows no picture.
+   */
+  function ratingLifetime(base: number, images: readonly Image[]): number {
+    const cutoff = wallNow() - NEW_UPLOAD_MS;
+    const recent = images.some((image) => {
+      if (image.kind !== 'image') return false;
+      const uploaded = Date.parse(image.first_seen_at ?? image.created_at ?? '');
+      return !(uploaded < cutoff);
+    });
+    return recent ? Math.min(base, lifetimes.recentImage) : base;
+  }
+
   function requireKey(what: string): string {
     if (apiKey === undefined) {
       throw new ForbiddenError(`${what} needs an API key for ${site.name}, and none is configured`, {
@@ -427,10 +450,10 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: `image ${id}`,
           path: `${API}/images/${id}`,
           query: imageQuery(options),
-          auth: true,
+          auth: false,
           schema: imageResponseSchema,
           map: (body) => fixImage(body.image),
-          ttlMs: lifetimes.image,
+          ttlMs: (image) => ratingLifetime(lifetimes.image, [image]),
         },
         options,
       );
@@ -443,10 +466,10 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the featured image',
           path: `${API}/images/featured`,
           query: imageQuery(options),
-          auth: true,
+          auth: false,
           schema: imageResponseSchema,
           map: (body) => fixImage(body.image),
-          ttlMs: lifetimes.featured,
+          ttlMs: (image) => ratingLifetime(lifetimes.featured, [image]),
         },
         options,
       );
@@ -466,7 +489,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the image search',
           path: `${API}/search/images`,
           query: { q, ...pageQuery(options), sf: options.sf, sd: options.sd, ...imageQuery(options) },
-          auth: true,
+          auth: false,
           schema: imagesResponseSchema,
           // Search never lists deleted images; a stub that slips through has nothing to show.
           map: (body): Page<VisibleImage> =>
@@ -474,7 +497,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
               body.images.filter((image): image is VisibleImage => image.kind === 'image').map(fixImage),
               body.total,
             ),
-          ttlMs: lifetimes.imageSearch,
+          ttlMs: (result) => ratingLifetime(lifetimes.imageSearch, result.items),
         },
         options,
       );
@@ -490,12 +513,12 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
         resource: 'reverse',
         what: 'the reverse search',
         path: `${API}/search/reverse`,
-        auth: true,
+        auth: false,
         method: 'POST' as const,
         schema: imagesResponseSchema,
         map: (body: z.output<typeof imagesResponseSchema>): Page<Image> =>
           page(body.images.map(fixImage), body.total),
-        ttlMs: lifetimes.reverseSearch,
+        ttlMs: (result: Page<Image>) => ratingLifetime(lifetimes.reverseSearch, result.items),
       };
       if ('url' in input) {
         const url = text('url', input.url);
@@ -661,7 +684,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the comment search',
           path: `${API}/search/comments`,
           query: { q: text('q', options.q), ...pageQuery(options) },
-          auth: true,
+          auth: false,
           schema: commentsResponseSchema,
           map: (body) =>
             page(
@@ -697,7 +720,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the post search',
           path: `${API}/search/posts`,
           query: { q: text('q', options.q), ...pageQuery(options) },
-          auth: true,
+          auth: false,
           schema: postsResponseSchema,
           map: (body) =>
             page(
@@ -717,7 +740,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the gallery search',
           path: `${API}/search/galleries`,
           query: { q: text('q', options.q), ...pageQuery(options) },
-          auth: true,
+          auth: false,
           schema: galleriesResponseSchema,
           map: (body) => page(body.galleries, body.total),
           ttlMs: lifetimes.gallerySearch,
@@ -749,7 +772,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           resource: 'filter',
           what: `filter ${id}`,
           path: `${API}/filters/${id}`,
-          auth: true,
+          auth: false,
           schema: filterResponseSchema,
           map: (body) => body.filter,
           ttlMs: lifetimes.filter,
@@ -798,7 +821,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           what: 'the filter search',
           path: `${API}/search/filters`,
           query: { q: text('q', options.q), ...pageQuery(options) },
-          auth: true,
+          auth: false,
           schema: filtersResponseSchema,
           map: (body) => page(body.filters, body.total),
           ttlMs: lifetimes.filterSearch,

@@ -32,7 +32,7 @@ beforeAll(async () => {
   agent = new MockAgent();
   agent.enableNetConnect(/^127\.0\.0\.1(?::\d+)?$/);
   h = await startHarness({
-    env: { BOORU_FILTER_ID: String(FILTER_IDS.ownedPrivate) },
+    env: { BOORU_FILTER_ID: String(FILTER_IDS.ownerPublic) },
     registry: { dispatcher: agent },
   });
   // Furbooru's answers are the local board's own, moved to furbooru.org.

@@ -794,7 +794,9 @@ describe('filters', () => {
       expect(res.text).toBe('');
     }
     const mine = (await api('/filters/user', { key: FAKE_KEY })).json();
-    expect(mine.filters.map((f: { id: number }) => f.id)).toEqual([FILTER_IDS.ownedPrivate]);
+    expect(mine.filters.map((f: { id: number }) => f.id).sort()).toEqual(
+      [FILTER_IDS.ownedPrivate, FILTER_IDS.ownerPublic].sort(),
+    );
   });
 
   it('GIVEN /filters/:id THEN private filters answer only their owner; others 404', async () => {
@@ -813,11 +815,15 @@ describe('filters', () => {
   it('GIVEN /search/filters THEN it searches the filters the caller may use', async () => {
     const anon = (await api('/search/filters', { q: 'public:true' })).json();
     expect(anon.filters.map((f: { id: number }) => f.id).sort()).toEqual(
-      [FILTER_IDS.publicFixture, FILTER_IDS.public].sort(),
+      [FILTER_IDS.publicFixture, FILTER_IDS.public, FILTER_IDS.ownerPublic].sort(),
     );
     const owner = (await api('/search/filters', { q: 'user_id:9001', key: FAKE_KEY })).json();
-    expect(owner.filters.map((f: { id: number }) => f.id)).toEqual([FILTER_IDS.ownedPrivate]);
-    expect((await api('/search/filters', { q: 'user_id:9001' })).json().total).toBe(0);
+    expect(owner.filters.map((f: { id: number }) => f.id).sort()).toEqual(
+      [FILTER_IDS.ownedPrivate, FILTER_IDS.ownerPublic].sort(),
+    );
+    // Without the key only the owner's public filter is visible.
+    const anonOwner = (await api('/search/filters', { q: 'user_id:9001' })).json();
+    expect(anonOwner.filters.map((f: { id: number }) => f.id)).toEqual([FILTER_IDS.ownerPublic]);
     expect((await api('/search/filters', { q: 'default' })).json().filters[0].id).toBe(FILTER_IDS.default);
   });
 });

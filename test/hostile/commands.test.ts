@@ -4,8 +4,9 @@
  *
  * Each run sends one interaction and checks: it was acknowledged in time and nothing sent broke Discord's
  * rules (bot-run.ts), the member got a card or an ephemeral answer, and every board request the run made
- * went to the expected endpoint with the member's text only in its own parameter: no extra parameter, no
- * `key` other than the bot's, no `filter_id`, no path outside the endpoint. One harness per file; runs are
+ * went to the expected endpoint with the member's text only in its own parameter: no extra parameter, never
+ * the `key` (it would lend the owner's account rights to the member's text), no `filter_id` but the
+ * configured one, no path outside the endpoint. One harness per file; runs are
  * few (the bot is real), the pure properties elsewhere run thousands.
  */
 import fc from 'fast-check';
@@ -15,7 +16,7 @@ import { SORTS } from '../../src/bot/search-paging.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
-import { FAKE_KEY, IDS, parseQuery, type RecordedRequest } from '../fakes/philomena/index.js';
+import { FILTER_IDS, IDS, parseQuery, type RecordedRequest } from '../fakes/philomena/index.js';
 import { hostileText, hostileTextUpTo, wellFormed } from './arbitraries.js';
 import {
   boardRequestsSince,
@@ -50,7 +51,10 @@ async function checkAnswer(handle: ReturnType<Harness['discord']['sendCommand']>
   expect(errorLogsSince(h, from).map((line) => line['msg'])).toEqual([]);
 }
 
-/** Only these parameter names, each at most once, and `key` (when present) is exactly the bot's. */
+/** The filter the harness configures (BOORU_FILTER_ID): the only `filter_id` a run may send. */
+const CONFIGURED_FILTER = String(FILTER_IDS.ownerPublic);
+
+/** Only these parameter names, each at most once; never the key; `filter_id` only the configured one. */
 function expectParams(request: RecordedRequest, allowed: readonly string[]): Record<string, string> {
   const params = paramsOf(request);
   const single: Record<string, string> = {};
@@ -59,7 +63,8 @@ function expectParams(request: RecordedRequest, allowed: readonly string[]): Rec
     expect(values, `parameter ${name} repeated`).toHaveLength(1);
     single[name] = values[0] ?? '';
   }
-  if (single['key'] !== undefined) expect(single['key']).toBe(FAKE_KEY);
+  expect(single['key'], `the key went with ${request.path}`).toBeUndefined();
+  if (single['filter_id'] !== undefined) expect(single['filter_id']).toBe(CONFIGURED_FILTER);
   return single;
 }
 
@@ -103,10 +108,15 @@ describe('/image id', () => {
         const digitRuns = new Set(id.match(/\d+/g)?.map((d) => String(Number(d))) ?? []);
         asked += boardRequestsSince(h, from).length;
         for (const request of boardRequestsSince(h, from)) {
+          // A spoilered card names the configured filter: its lookup is the bot's own, keyless.
+          if (request.path === `${API}/filters/${CONFIGURED_FILTER}`) {
+            expectParams(request, []);
+            continue;
+          }
           const match = /^\/api\/v1\/json\/images\/(\d+)$/.exec(request.path);
           expect(match, `request to ${request.path}`).not.toBeNull();
           expect(digitRuns).toContain(match?.[1]);
-          expectParams(request, ['key']);
+          expectParams(request, ['filter_id']);
         }
       }),
       { numRuns: RUNS },
@@ -144,7 +154,7 @@ describe('/search query', () => {
           asked += requests.length;
           for (const request of requests) {
             expect(request.path).toBe(`${API}/search/images`);
-            const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'key']);
+            const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'filter_id']);
             expect(params['q']).toBe(throughUrl(safeSearchQuery(q.trim(), false)));
             expect(params['per_page']).toBe('1');
           }
@@ -168,7 +178,7 @@ describe('/search query', () => {
           await checkAnswer(handle, from);
           for (const request of boardRequestsSince(h, from)) {
             expect(request.path).toBe(`${API}/search/images`);
-            const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'key']);
+            const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'filter_id']);
             expect(params['q']).toBe(throughUrl(q.trim()));
           }
         },
@@ -216,7 +226,7 @@ describe('/tag name', () => {
           if (first !== undefined) expect(own).toContain(first.path);
           for (const request of requests) {
             if (request.path === `${API}/search/images`) {
-              const params = expectParams(request, ['q', 'per_page', 'key']);
+              const params = expectParams(request, ['q', 'per_page', 'filter_id']);
               // One quoted tag name (from the board's answer), AND safe.
               const tree = parseQuery(params['q'] ?? '');
               expect(tree.kind).toBe('and');
@@ -280,7 +290,7 @@ describe('/reverse url and distance', () => {
           if (expected === undefined) expect(reverse).toEqual([]);
           for (const request of reverse) {
             expect(request.method).toBe('POST');
-            const params = expectParams(request, ['url', 'distance', 'limit', 'key']);
+            const params = expectParams(request, ['url', 'distance', 'limit', 'filter_id']);
             expect(params['url']).toBe(throughUrl(expected ?? ''));
             if (distance === undefined) expect(params['distance']).toBeUndefined();
             else expect(Number(params['distance'])).toBe(distance);
@@ -349,14 +359,15 @@ describe('/settings filter_id', () => {
           expect(runProblems(h, from)).toEqual([]);
           expect(errorLogsSince(h, from).map((line) => line['msg'])).toEqual([]);
           for (const request of boardRequestsSince(h, from)) {
-            if (request.path === `${API}/filters/user`) expectParams(request, ['key', 'per_page']);
-            else if (request.path === `${API}/search/tags`) {
+            // The key owner's filter list is never read for a member: only the filter asked for, anonymously.
+            expect(request.path).not.toBe(`${API}/filters/user`);
+            if (request.path === `${API}/search/tags`) {
               // Naming the filter's tags: one tag search made only of `id:<n>` terms.
               expectParams(request, ['q', 'per_page']);
               expect(request.query.get('q')).toMatch(/^id:\d+(?: \|\| id:\d+)*$/);
             } else {
               expect(request.path).toBe(`${API}/filters/${filterId}`);
-              expectParams(request, ['key']);
+              expectParams(request, []);
             }
           }
           // A filter that was set must not leak into the other properties' runs.
@@ -426,8 +437,8 @@ describe('options beyond what Discord itself lets through', () => {
           );
           const params = paramsOf(request);
           for (const values of Object.values(params)) expect(values).toHaveLength(1);
-          if (params['key'] !== undefined) expect(params['key']).toEqual([FAKE_KEY]);
-          expect(params['filter_id']).toBeUndefined();
+          expect(params['key']).toBeUndefined();
+          if (params['filter_id'] !== undefined) expect(params['filter_id']).toEqual([CONFIGURED_FILTER]);
           if (request.path.endsWith('/search/reverse') && params['distance'] !== undefined) {
             const d = Number(params['distance'][0]);
             expect(d >= 0 && d <= 1, `distance ${params['distance'][0]} sent to the board`).toBe(true);

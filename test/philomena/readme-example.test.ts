@@ -65,7 +65,8 @@ describe('the README example', () => {
     expect(printed[0]).toMatch(/^\d+ images; the best is #\d+$/);
     expect(printed[1]).toMatch(/^oc:littlepip \d+$/);
     expect(printed[2]).toBe('no such image');
-    // The key went to the site, and the example's calls were real requests.
-    expect(booru.requests.some((r) => r.query.get('key') === FAKE_KEY)).toBe(true);
+    // The example's calls were real requests, and none of these reads carried the key.
+    expect(booru.requests.length).toBeGreaterThan(0);
+    expect(booru.requests.filter((r) => r.query.has('key'))).toEqual([]);
   });
 });

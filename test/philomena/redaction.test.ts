@@ -27,22 +27,27 @@ beforeAll(async () => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);
     };
-    if (path.endsWith('/images/500')) send(500, JSON.stringify({ error: `Internal Error at ${url}` }));
-    else if (path.endsWith('/images/404')) send(404, '');
-    else if (path.endsWith('/search/images'))
+    // Only the owner's own calls carry the key (userFilters, submitImage), so the faults are chosen by
+    // the `page` of a userFilters call: /filters/user?page=500 answers like a broken /images/500 would.
+    const fault = path.endsWith('/filters/user')
+      ? (new URL(url, 'http://x').searchParams.get('page') ?? '403')
+      : undefined;
+    if (fault === '500') send(500, JSON.stringify({ error: `Internal Error at ${url}` }));
+    else if (fault === '404') send(404, '');
+    else if (fault === '400')
       send(400, JSON.stringify({ error: `cannot parse ${decodeURIComponent(url)} (${key})` }));
-    else if (path.endsWith('/images/200')) send(200, '{"image": {"id": "not a number"}}');
+    else if (fault === '200') send(200, '{"filters": [{"id": "not a number"}], "total": 1}');
     // Not JSON, starting with the key: JSON.parse quotes the start of the body in its message.
-    else if (path.endsWith('/images/201')) send(200, `${key} ${url}`);
-    else if (path.endsWith('/images/429'))
+    else if (fault === '201') send(200, `${key} ${url}`);
+    else if (fault === '429')
       send(429, `<html>slow down ${url} ${key}</html>`, {
         'retry-after': '120',
         'content-type': 'text/html',
       });
-    else if (path.endsWith('/images/501')) send(501, `<html>checking ${url} ${key}</html>`);
-    else if (path.endsWith('/images/408'))
+    else if (fault === '501') send(501, `<html>checking ${url} ${key}</html>`);
+    else if (fault === '408')
       return; // never answers
-    else if (path.endsWith('/filters/user')) send(403, `forbidden ${url} ${key}`);
+    else if (fault === '403') send(403, `forbidden ${url} ${key}`);
     else if (path.endsWith('/images') && req.method === 'POST') send(401, `no ${url} ${key}`);
     else req.socket.destroy();
   });
@@ -87,37 +92,37 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { name: 'a 500 that quotes the URL', call: (c) => c.image(500) },
-  { name: 'a 404 (remembered in the negative cache)', call: (c) => c.image(404) },
-  { name: 'a 400 that echoes the query', call: (c) => c.searchImages({ q: 'x' }) },
-  { name: 'a body that breaks the schema', call: (c) => c.image(200) },
-  { name: 'a body that is not JSON and starts with the key', call: (c) => c.image(201) },
-  { name: 'a 429 whose Retry-After is beyond the deadline', call: (c) => c.image(429) },
+  { name: 'a 500 that quotes the URL', call: (c) => c.userFilters({ page: 500 }) },
+  { name: 'a 404 (remembered in the negative cache)', call: (c) => c.userFilters({ page: 404 }) },
+  { name: 'a 400 that echoes the query', call: (c) => c.userFilters({ page: 400 }) },
+  { name: 'a body that breaks the schema', call: (c) => c.userFilters({ page: 200 }) },
+  { name: 'a body that is not JSON and starts with the key', call: (c) => c.userFilters({ page: 201 }) },
+  { name: 'a 429 whose Retry-After is beyond the deadline', call: (c) => c.userFilters({ page: 429 }) },
   {
     name: 'an anti-bot 501 with a short deadline',
-    call: (c) => c.image(501),
+    call: (c) => c.userFilters({ page: 501 }),
     options: { transport: { deadlineMs: 1000 } },
   },
   {
     name: 'a timeout',
-    call: (c) => c.image(408),
+    call: (c) => c.userFilters({ page: 408 }),
     options: { transport: { attemptTimeoutMs: 30, maxAttempts: 2 } },
   },
-  { name: 'a connection reset', call: (c) => c.image(7) },
-  { name: 'a refused connection (undici error)', call: (c) => c.image(7), options: { closed: true } },
+  { name: 'a connection reset', call: (c) => c.userFilters({ page: 7 }) },
+  { name: 'a refused connection (undici error)', call: (c) => c.userFilters({ page: 7 }), options: { closed: true } },
   { name: 'a 403 on the key owner filters', call: (c) => c.userFilters() },
   { name: 'a 401 on submission', call: (c) => c.submitImage({ url: 'https://example.test/a.png' }) },
   {
     name: 'an open circuit breaker',
-    call: (c) => c.image(500),
+    call: (c) => c.userFilters({ page: 500 }),
     options: { breaker: { failureThreshold: 1 } },
-    before: (c) => c.image(500).catch(() => undefined),
+    before: (c) => c.userFilters({ page: 500 }).catch(() => undefined),
   },
   {
     name: 'a spent request budget',
-    call: (c) => c.image(404),
+    call: (c) => c.userFilters({ page: 404 }),
     options: { budget: { overall: { limit: 1, windowMs: 60_000 }, maxQueue: 0 } },
-    before: (c) => c.image(500).catch(() => undefined),
+    before: (c) => c.userFilters({ page: 500 }).catch(() => undefined),
   },
 ];
 

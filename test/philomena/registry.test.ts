@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
-import { SiteUnavailableError } from '../../src/errors.js';
+import { ForbiddenError, SiteUnavailableError } from '../../src/errors.js';
 import { philomenaFixture } from '../support/shared.js';
 
 const KEY = 'registry-secret-key-0042';
@@ -84,8 +84,14 @@ describe('client registry', () => {
     await registry.client(other.site).image(2028858);
     await registry.client(other.site).image(2028858);
     await homeClient.image(2028858);
-    expect(home.urls).toEqual([`/api/v1/json/images/2028858?key=${KEY}`]);
+    // Reads never carry the key (they would lend the owner's rights); the owner's own calls do, on the
+    // default site only: another site's client has no key to send.
+    expect(home.urls).toEqual(['/api/v1/json/images/2028858']);
     expect(other.urls).toEqual(['/api/v1/json/images/2028858']);
+    await homeClient.userFilters().catch(() => undefined);
+    await expect(registry.client(other.site).userFilters()).rejects.toBeInstanceOf(ForbiddenError);
+    expect(home.urls.slice(1)).toEqual([`/api/v1/json/filters/user?key=${KEY}`]);
+    expect(other.urls).toHaveLength(1);
     await registry.close();
   });
 

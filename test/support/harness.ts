@@ -98,6 +98,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     DISCORD_TOKEN: discord.token,
     DISCORD_API_URL: discord.apiUrl,
     BOORU_URL: booru.url,
+    // The bot sends the key with no read: with or without it, reads see the site's default filter
+    // unless a test sets BOORU_FILTER_ID (FILTER_IDS.ownerPublic is the owner's filter made public).
     ...(withKey ? { BOORU_API_KEY: FAKE_KEY } : {}),
     STORE_URL: storeUrl,
     LOG_LEVEL: 'debug',

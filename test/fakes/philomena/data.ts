@@ -257,6 +257,11 @@ export const FILTER_IDS = {
   otherPrivate: 200002,
   /** Public user filter with complex spoilers (`grimdark || semi-grimdark`). */
   public: 200003,
+  /**
+   * Public, owned by BotOwner, with the rules of `ownedPrivate`: what an owner who used their own filter
+   * sets as BOORU_FILTER_ID now that the key goes with no read (the e2e harness does).
+   */
+  ownerPublic: 200004,
   /** Public fixture filter "Best Pony" (2020 recording). */
   publicFixture: 179331,
 } as const;
@@ -1171,6 +1176,19 @@ function buildFilters(tagId: (name: string) => number): FilterRecord[] {
       userCount: 1,
       system: false,
       public: false,
+      hiddenTagIds: [tagId('explicit'), tagId('grotesque'), tagId('hidden test tag')],
+      spoileredTagIds: [tagId('questionable'), tagId('spoiler:s09e26')],
+      hiddenComplex: 'score.lte:-10',
+      spoileredComplex: 'semi-grimdark\r\nuploader:nobody-at-all',
+    },
+    {
+      id: FILTER_IDS.ownerPublic,
+      name: 'Bot owner filter',
+      description: 'Public filter of BotOwner.',
+      userId: OWNER.id,
+      userCount: 1,
+      system: false,
+      public: true,
       hiddenTagIds: [tagId('explicit'), tagId('grotesque'), tagId('hidden test tag')],
       spoileredTagIds: [tagId('questionable'), tagId('spoiler:s09e26')],
       hiddenComplex: 'score.lte:-10',
