@@ -4,7 +4,13 @@
  * is kept in the store), so restarts do not spend Discord's tight command-write limits.
  */
 import { createHash } from 'node:crypto';
-import { Routes, type REST, type RESTPostAPIApplicationCommandsJSONBody } from 'discord.js';
+import {
+  ApplicationIntegrationType,
+  InteractionContextType,
+  Routes,
+  type REST,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord.js';
 import type Keyv from 'keyv';
 import type { Logger } from '../logger.js';
 import type { Command } from './command.js';
@@ -22,14 +28,32 @@ type WithIntegerPermissions<Body> = Body extends unknown
     }
   : never;
 
-/** The bodies to register, `default_member_permissions` as the integer the OpenAPI description asks for. */
+/**
+ * Where a command may be used when it does not say: installed to a server only, used in servers and in the
+ * bot's DMs. Left unset, Discord reads `integration_types` as the app's install types of the moment, so
+ * turning on user installs in the Developer Portal would silently expose commands built for servers only
+ * (their rating rule, `/settings` for servers the bot is not in). A command opens itself to user installs
+ * by saying so.
+ */
+export const DEFAULT_INTEGRATION_TYPES = [ApplicationIntegrationType.GuildInstall] as const;
+export const DEFAULT_CONTEXTS = [InteractionContextType.Guild, InteractionContextType.BotDM] as const;
+
+/**
+ * The bodies to register: `integration_types` and `contexts` always explicit, `default_member_permissions`
+ * as the integer the OpenAPI description asks for.
+ */
 export function commandBodies(commands: readonly Command[]): CommandBody[] {
   return commands.map((command): CommandBody => {
-    const permissions = command.data.default_member_permissions;
-    if (typeof permissions !== 'string' || !/^\d+$/.test(permissions)) return command.data;
+    const data = {
+      ...command.data,
+      integration_types: command.data.integration_types ?? [...DEFAULT_INTEGRATION_TYPES],
+      contexts: command.data.contexts ?? [...DEFAULT_CONTEXTS],
+    };
+    const permissions = data.default_member_permissions;
+    if (typeof permissions !== 'string' || !/^\d+$/.test(permissions)) return data;
     const value = Number(permissions);
-    if (!Number.isSafeInteger(value)) return command.data;
-    return { ...command.data, default_member_permissions: value };
+    if (!Number.isSafeInteger(value)) return data;
+    return { ...data, default_member_permissions: value };
   });
 }
 

@@ -1,4 +1,4 @@
-import { PermissionFlagsBits } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { commandBodies, commandsHash } from '../../src/bot/registration.js';
@@ -10,8 +10,13 @@ describe('command bodies', () => {
     const settings = bodies.find((body) => body.name === 'settings');
     expect(settings?.default_member_permissions).toBe(Number(PermissionFlagsBits.ManageGuild));
     for (const [i, body] of bodies.entries()) {
-      const { default_member_permissions: _sent, ...rest } = body;
-      const { default_member_permissions: _built, ...built } = commands[i]?.data ?? {};
+      const { default_member_permissions: _sent, integration_types: _t, contexts: _c, ...rest } = body;
+      const {
+        default_member_permissions: _built,
+        integration_types: _bt,
+        contexts: _bc,
+        ...built
+      } = commands[i]?.data ?? {};
       expect(rest).toEqual(built);
     }
     expect(bodies.filter((body) => typeof body.default_member_permissions === 'string')).toEqual([]);
@@ -19,5 +24,15 @@ describe('command bodies', () => {
 
   it('GIVEN the same list twice THEN the same hash', () => {
     expect(commandsHash(commandBodies(allCommands()))).toBe(commandsHash(commandBodies(allCommands())));
+  });
+
+  it('GIVEN every command THEN it is registered for server installs only, with explicit contexts (turning on user installs in the portal exposes nothing)', () => {
+    for (const body of commandBodies(allCommands())) {
+      expect(body.integration_types, body.name).toEqual([ApplicationIntegrationType.GuildInstall]);
+      expect(body.contexts, body.name).toBeDefined();
+      expect(body.contexts, body.name).not.toContain(InteractionContextType.PrivateChannel);
+    }
+    const settings = commandBodies(allCommands()).find((body) => body.name === 'settings');
+    expect(settings?.contexts).toEqual([InteractionContextType.Guild]);
   });
 });
