@@ -158,6 +158,66 @@ describe('startStoreSweeper over SQLite', () => {
   });
 });
 
+/** `count` expired rows in keyv's own form, written in one statement (as a busy day of cache writes would leave them). */
+async function writeExpiredRows(store: Keyv, count: number, prefix = 'cache'): Promise<void> {
+  await sqliteAdapter(store).query(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO keyv (key, value) SELECT 'keyv:${prefix}:' || i, '{"value":{"id":' || i || '},"expires":' || (1000 + i) || '}' FROM n`,
+    count,
+  );
+}
+
+describe('a sweeper that keeps up (review L9)', () => {
+  it('GIVEN 30,000 expired rows, three times what a sweep used to delete (10,000 per 10 minutes) THEN one sweep deletes them all and keeps the live rows', async () => {
+    const file = sqliteFile();
+    const store = open(`sqlite://${file}`);
+    await store.set('settings:guild:1', { filters: { derpibooru: 1 } });
+    await store.set('state:page:live', { query: 'pony' }, 60 * MINUTE);
+    await writeExpiredRows(store, 30_000);
+    expect(await keysInFile(file)).toHaveLength(30_002);
+    const sweeper = startStoreSweeper(store, { logger: capture().logger });
+    await sweeper.sweep(); // the sweep at start
+    expect(await keysInFile(file)).toEqual(['keyv:settings:guild:1', 'keyv:state:page:live']);
+  }, 30_000);
+
+  it('GIVEN a backlog bigger than one sweep may take THEN sweeps come back after catchUpMs until it is gone, not after the 10-minute interval', async () => {
+    const file = sqliteFile();
+    const store = open(`sqlite://${file}`);
+    await store.set('settings:guild:1', { filters: { derpibooru: 1 } });
+    await writeExpiredRows(store, 1_000);
+    startStoreSweeper(store, { logger: capture().logger, batchSize: 100, maxBatches: 1, catchUpMs: 5 });
+    await vi.waitFor(async () => expect(await keysInFile(file)).toEqual(['keyv:settings:guild:1']), {
+      timeout: 10_000,
+      interval: 50,
+    });
+  }, 20_000);
+
+  it('GIVEN 15,000 rows expiring every interval, more than the old 10,000 per sweep THEN each interval\u2019s sweep leaves only the live rows (no backlog builds up)', async () => {
+    const file = sqliteFile();
+    const store = open(`sqlite://${file}`);
+    await store.set('settings:guild:1', { filters: { derpibooru: 1 } });
+    const sweeper = startStoreSweeper(store, { logger: capture().logger });
+    await sweeper.sweep();
+    for (let interval = 0; interval < 3; interval += 1) {
+      await writeExpiredRows(store, 15_000, `interval${interval}`);
+      await sweeper.sweep(); // what the interval timer runs
+      expect(await keysInFile(file)).toEqual(['keyv:settings:guild:1']);
+    }
+  }, 30_000);
+
+  it('GIVEN a sweep that stopped with a backlog left THEN one catch-up sweep is scheduled, and closeStore cancels it', async () => {
+    const store = open(`sqlite://${sqliteFile()}`);
+    await writeExpiredRows(store, 50);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const sweeper = startStoreSweeper(store, { logger: capture().logger, batchSize: 10, maxBatches: 1 });
+    await sweeper.sweep();
+    await sweeper.sweep(); // a second capped sweep does not add a second catch-up
+    expect(vi.getTimerCount()).toBe(1);
+    await closeStore(store);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe('the sweeper timer', () => {
   it('GIVEN a sweeper THEN it sweeps at once and every interval, and closeStore stops it (no timer left, no more queries)', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
