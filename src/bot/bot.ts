@@ -26,6 +26,7 @@ import { createGuildSettings } from './settings.js';
 import { createSiteDirectory } from './sites.js';
 import { createInteractionState } from './state.js';
 import { createUnfurlHandler } from './unfurl.js';
+import { runWithRequestContext } from '../philomena/request-context.js';
 
 export interface BotDeps {
   readonly config: Config;
@@ -127,7 +128,13 @@ export function createBot(deps: BotDeps): Bot {
     if (unfurlOn) {
       made.on(Events.MessageCreate, (message) => {
         if (draining) return;
-        inFlight.track(unfurl(message), {
+        // The unfurl's board calls queue behind members' commands, shared fairly between servers.
+        const requester = {
+          priority: 'unfurl',
+          server: message.guildId ?? 'dm',
+          member: message.author.id,
+        } as const;
+        inFlight.track(runWithRequestContext(requester, () => unfurl(message)), {
           messageId: message.id,
           guildId: message.guildId,
           channelId: message.channelId,

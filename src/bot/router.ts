@@ -22,6 +22,7 @@ import {
 import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClientRegistry } from '../philomena/registry.js';
+import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
 import type {
   ButtonDeferral,
   ButtonHandler,
@@ -414,27 +415,44 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
       });
       try {
         if (await turnedAway(interaction, logger)) return;
-        if (interaction.isChatInputCommand()) {
-          const command = chat.get(interaction.commandName);
-          if (command) await handleChat(interaction, command, logger);
-          else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
-        } else if (interaction.isMessageContextMenuCommand()) {
-          const command = message.get(interaction.commandName);
-          if (command) await handleChat(interaction, command, logger);
-          else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
-        } else if (interaction.isAutocomplete()) {
-          const command = chat.get(interaction.commandName);
-          if (command) await handleAutocomplete(interaction, command, logger);
-          else
-            await interaction.respond([]).catch((error: unknown) => {
-              logger.debug({ err: error }, 'could not answer autocomplete of an unknown command');
-            });
-        } else if (interaction.isButton()) {
-          await handleButton(interaction, logger);
-        }
+        // Every board call this interaction makes is queued as its server's and member's (budget.ts
+        // shares a site's slots fairly between them), autocomplete in its own small capped share.
+        await runWithRequestContext(requesterOf(interaction), () => dispatch(interaction, logger));
       } catch (error) {
         logger.error({ err: error }, 'interaction handling failed');
       }
     },
+  };
+
+  async function dispatch(interaction: Interaction, logger: Logger): Promise<void> {
+    if (interaction.isChatInputCommand()) {
+      const command = chat.get(interaction.commandName);
+      if (command) await handleChat(interaction, command, logger);
+      else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+    } else if (interaction.isMessageContextMenuCommand()) {
+      const command = message.get(interaction.commandName);
+      if (command) await handleChat(interaction, command, logger);
+      else await answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+    } else if (interaction.isAutocomplete()) {
+      const command = chat.get(interaction.commandName);
+      if (command) await handleAutocomplete(interaction, command, logger);
+      else
+        await interaction.respond([]).catch((error: unknown) => {
+          logger.debug({ err: error }, 'could not answer autocomplete of an unknown command');
+        });
+    } else if (interaction.isButton()) {
+      await handleButton(interaction, logger);
+    }
+  }
+}
+
+/** Who the board calls of `interaction` are for: its server (or the DM) and its member. */
+export function requesterOf(
+  interaction: Pick<Interaction, 'guildId' | 'user' | 'isAutocomplete'>,
+): RequestContext {
+  return {
+    priority: interaction.isAutocomplete() ? 'autocomplete' : 'interactive',
+    server: interaction.guildId ?? 'dm',
+    member: interaction.user.id,
   };
 }
