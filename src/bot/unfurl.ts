@@ -11,6 +11,7 @@
  */
 import { PermissionFlagsBits, type APIButtonComponent, type APIEmbed, type Message } from 'discord.js';
 import type { RateLimit } from '../config.js';
+import { SettingsUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ImageLink } from '../philomena/links.js';
 import type { ClientRegistry } from '../philomena/registry.js';
@@ -161,7 +162,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Pro
       });
       await suppressOwnPreview(message, logger);
     } catch (error) {
-      logger.warn({ err: error }, 'unfurl failed');
+      // A failed settings read means no card at all: with the defaults, a card could show what the
+      // server's filter hides. Nothing is replied (silence beats an error reply in chat).
+      if (error instanceof SettingsUnavailableError)
+        logger.warn({ err: error }, "unfurl skipped: this server's settings could not be read");
+      else logger.warn({ err: error }, 'unfurl failed');
     }
   };
 }

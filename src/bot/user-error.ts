@@ -10,6 +10,7 @@ import {
   InvalidResponseError,
   NotFoundError,
   RateLimitedError,
+  SettingsUnavailableError,
   SiteUnavailableError,
   isPhilomenaError,
 } from '../errors.js';
@@ -73,8 +74,20 @@ export function discordFailureOf(error: unknown): DiscordFailure | undefined {
   return undefined;
 }
 
+/**
+ * What the member reads when the server's settings could not be used. Not "expected": a failing store is
+ * the operator's to fix, so it is logged at error with its cause.
+ */
+const SETTINGS_UNAVAILABLE_TEXT: Readonly<Record<SettingsUnavailableError['operation'], string>> = {
+  read: "Could not read this server's settings right now. Try again in a moment.",
+  write: "Could not save this server's settings right now. Try again in a moment.",
+  delete: "Could not reset this server's settings right now. Try again in a moment.",
+};
+
 export function userErrorText(error: unknown): UserErrorText {
   if (error instanceof UserFacingError) return { text: error.message, expected: true };
+  if (error instanceof SettingsUnavailableError)
+    return { text: SETTINGS_UNAVAILABLE_TEXT[error.operation], expected: false };
   // Discord did not take a call: nothing the member did, and nothing to fix in the bot.
   if (discordFailureOf(error) !== undefined)
     return { text: 'Something went wrong. Please try again later.', expected: true };

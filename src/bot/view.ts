@@ -26,6 +26,11 @@ export function makeView(options: {
   return build(options.site);
 }
 
+/**
+ * The view of an interaction or message. Rejects with `SettingsUnavailableError` when the server's settings
+ * cannot be read: every caller then fails closed (the command says so, the unfurl does not happen), since a
+ * view built on the defaults would drop the server's site and filter without a word.
+ */
 export async function resolveView(
   input: { readonly guildId: string | null; readonly channel: Channel | null },
   deps: { readonly settings: GuildSettings; readonly sites: SiteDirectory },

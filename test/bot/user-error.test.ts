@@ -13,6 +13,7 @@ import {
   InvalidResponseError,
   NotFoundError,
   RateLimitedError,
+  SettingsUnavailableError,
   SiteUnavailableError,
 } from '../../src/errors.js';
 
@@ -52,6 +53,24 @@ describe('userErrorText', () => {
     ['a bug', new TypeError('x is undefined'), /^Something went wrong/, false],
     ['a thrown string', 'boom', /^Something went wrong/, false],
     ['a user-facing error', new UserFacingError('Give an id.'), /^Give an id\.$/, true],
+    [
+      'settings that could not be read',
+      new SettingsUnavailableError('read', '1', { cause: new Error('SQLITE_IOERR at /var/lib/bot.sqlite') }),
+      /^Could not read this server's settings right now\. Try again in a moment\.$/,
+      false,
+    ],
+    [
+      'settings that could not be saved',
+      new SettingsUnavailableError('write', '1'),
+      /^Could not save this server's settings right now\. Try again in a moment\.$/,
+      false,
+    ],
+    [
+      'settings that could not be reset',
+      new SettingsUnavailableError('delete', '1'),
+      /^Could not reset this server's settings right now\. Try again in a moment\.$/,
+      false,
+    ],
   ])('GIVEN %s THEN the member reads a short text', (_name, error, text, expected) => {
     const result = userErrorText(error);
     expect(result.text).toMatch(text);

@@ -1,0 +1,148 @@
+/**
+ * A store that cannot be read fails closed (review M5, L13): a command says the server's settings could not
+ * be read and does nothing with the defaults, an unfurl does not happen, and a change or a reset is never
+ * confirmed nor written over the record. The store is the bot's own keyv over memory://, whose Map is made to
+ * fail for the settings rows, as a broken database would.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
+import { boardCalls, setServerFilter } from '../support/board.js';
+import { startHarness, type Harness } from './harness.js';
+
+const READ_TEXT = "Could not read this server's settings right now. Try again in a moment.";
+const RESET_TEXT = "Could not reset this server's settings right now. Try again in a moment.";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await h?.close();
+  h = undefined;
+});
+
+function mapOf(harness: Harness): Map<unknown, unknown> {
+  const map: unknown = harness.store.store;
+  if (!(map instanceof Map)) throw new Error('the harness store is not memory://');
+  return map;
+}
+
+const isSettingsKey = (key: unknown) => String(key).startsWith('keyv:settings:');
+
+/** From now on, every read of a settings row fails; other rows (the response cache) work. */
+function failSettingsReads(harness: Harness): void {
+  const map = mapOf(harness);
+  const get = Map.prototype.get;
+  vi.spyOn(map, 'get').mockImplementation((key: unknown) => {
+    if (isSettingsKey(key)) throw new Error('SQLITE_IOERR: disk I/O error');
+    return get.call(map, key);
+  });
+}
+
+/** The settings row as stored, read past the failure. */
+function storedRow(harness: Harness): unknown {
+  return Map.prototype.get.call(mapOf(harness), `keyv:settings:guild:${harness.discord.guild.id}`);
+}
+
+const owner = (harness: Harness) => harness.discord.guild.ownerId;
+
+describe('server settings that cannot be read', () => {
+  it('GIVEN a server filter set AND the store failing THEN /image answers that the settings could not be read, without calling the board with the defaults', async () => {
+    h = await startHarness();
+    await setServerFilter(h, FILTER_IDS.everything);
+    failSettingsReads(h);
+    const mark = h.booru.requests.length;
+    const from = h.logLines().length;
+    // A public command: the "thinking…" is removed and the error comes privately, as a follow-up.
+    const handle = h.discord.sendCommand({
+      name: 'image',
+      options: { id: String(IDS.safe) },
+      channel: 'ageRestricted',
+    });
+    const reply = await h.discord.waitFor(() => handle.followUps()[0], 10_000);
+    expect(reply.content).toBe(READ_TEXT);
+    expect(reply.embeds ?? []).toEqual([]);
+    expect(boardCalls(h.booru, mark, /\/images\//)).toBe(0);
+    const errors = h
+      .logLines()
+      .slice(from)
+      .filter((line) => Number(line['level']) >= 50);
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain('SettingsUnavailableError');
+  });
+
+  it('GIVEN the store failing THEN /settings filter is refused AND the stored record is left as it was', async () => {
+    h = await startHarness();
+    await setServerFilter(h, FILTER_IDS.everything);
+    await h.discord
+      .sendCommand({
+        name: 'settings',
+        subcommand: 'site',
+        options: { site: 'furbooru' },
+        channel: 'plain',
+        userId: owner(h),
+      })
+      .finalReply();
+    const before = storedRow(h);
+    expect(before).toBeDefined();
+    failSettingsReads(h);
+    const reply = await setServerFilter(h, FILTER_IDS.maximumSpoilers);
+    expect(reply.content).toBe(READ_TEXT);
+    expect(storedRow(h)).toBe(before);
+  });
+
+  it('GIVEN the store failing THEN a link in chat gets no card AND one warning says why', async () => {
+    h = await startHarness();
+    await setServerFilter(h, FILTER_IDS.everything);
+    failSettingsReads(h);
+    const mark = h.booru.requests.length;
+    const from = h.logLines().length;
+    const posted = await h.discord.sendMessage({
+      channel: 'ageRestricted',
+      content: `${h.booru.url}/images/${IDS.safe}`,
+    });
+    await h.discord.waitFor(() =>
+      h?.logLines().some((line) => line['msg'] === "unfurl skipped: this server's settings could not be read")
+        ? true
+        : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(posted.replies()).toEqual([]);
+    expect(boardCalls(h.booru, mark, /\/images\//)).toBe(0);
+    const loud = h
+      .logLines()
+      .slice(from)
+      .filter((line) => Number(line['level']) >= 40);
+    expect(loud.map((line) => line['msg'])).toEqual([
+      "unfurl skipped: this server's settings could not be read",
+    ]);
+  });
+
+  it('GIVEN a DM THEN no server settings are read, so the store failing changes nothing there', async () => {
+    h = await startHarness();
+    failSettingsReads(h);
+    const reply = await h.discord
+      .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: h.discord.dmChannelId })
+      .finalReply();
+    expect(reply.embeds).toHaveLength(1);
+  });
+});
+
+describe('/settings reset when the delete fails (review L13)', () => {
+  it('GIVEN the delete failing THEN the admin is told it did not happen AND the settings stay', async () => {
+    h = await startHarness();
+    await setServerFilter(h, FILTER_IDS.everything);
+    const map = mapOf(h);
+    const remove = Map.prototype.delete;
+    vi.spyOn(map, 'delete').mockImplementation((key: unknown) => {
+      if (isSettingsKey(key)) throw new Error('SQLITE_READONLY: attempt to write a readonly database');
+      return remove.call(map, key);
+    });
+    const reply = await h.discord
+      .sendCommand({ name: 'settings', subcommand: 'reset', channel: 'plain', userId: owner(h) })
+      .finalReply();
+    expect(reply.content).toBe(RESET_TEXT);
+    expect(reply.content).not.toMatch(/Settings reset/);
+    expect(await h.store.get(`settings:guild:${h.discord.guild.id}`)).toMatchObject({
+      filters: { [h.config.site.id]: FILTER_IDS.everything },
+    });
+  });
+});
