@@ -44,7 +44,7 @@ export const searchCommand = {
     const sort: Sort = SORTS.find((s) => s === interaction.options.getString('sort')) ?? 'newest';
     const isPrivate = interaction.options.getBoolean('private') ?? false;
     const site = context.view.site;
-    const token = await context.state.put(SEARCH_STATE_KIND, { query });
+    const token = await context.state.put(SEARCH_STATE_KIND, { query, owner: interaction.user.id });
     const message = await renderSearchPage(
       query,
       {

@@ -15,7 +15,11 @@ import { UserFacingError } from './user-error.js';
 
 export const REVERSE_NS = 'rev';
 const STATE_KIND = 'reverse';
-const stateSchema = z.object({ ids: z.array(z.number().int().positive()).min(1) });
+/** The matches behind a token, and who asked (checked on every click, not only via the custom_id). */
+const stateSchema = z.object({
+  ids: z.array(z.number().int().positive()).min(1),
+  owner: z.string().min(1),
+});
 /** Discord's own attachment limit for bots without boosts is 25 MB; the board's is lower still. */
 export const REVERSE_MAX_BYTES = 25_000_000;
 const RESULTS_LIMIT = 10;
@@ -117,7 +121,7 @@ export async function answerReverseSearch(
     });
     return;
   }
-  const token = await context.state.put(STATE_KIND, { ids });
+  const token = await context.state.put(STATE_KIND, { ids, owner: interaction.user.id });
   const state: ReversePage = {
     site,
     token,
@@ -144,6 +148,9 @@ export function reverseButtons(): Record<string, ButtonHandler> {
       if (state === undefined || stored === undefined) {
         await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
         throw new UserFacingError('These results have expired. Run the search again.');
+      }
+      if (stored.owner !== interaction.user.id) {
+        throw new UserFacingError('Only the person who searched can page through these results.');
       }
       const page =
         action === 'prev' ? Math.max(1, state.page - 1) : Math.min(stored.ids.length, state.page + 1);

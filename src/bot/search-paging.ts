@@ -50,7 +50,11 @@ export function sortParams(sort: Sort, seed: number): { sf: SortField; sd: SortD
 
 export const SEARCH_NS = 'srch';
 export const SEARCH_STATE_KIND = 'search';
-export const searchStateSchema = z.object({ query: z.string().min(1) });
+/**
+ * What a search token stands for. The owner is kept with it (not only in the custom_id, which a client
+ * writes): every click is checked against both.
+ */
+export const searchStateSchema = z.object({ query: z.string().min(1), owner: z.string().min(1) });
 
 export type SearchAction = 'prev' | 'next' | 'rand' | 'pub';
 
@@ -233,6 +237,9 @@ export function searchButtons(random: () => number = Math.random): Record<string
       if (state === undefined || context.now() - state.issuedAt > STATE_TTL_MS) return expired();
       const stored = await context.state.get(SEARCH_STATE_KIND, state.token, searchStateSchema);
       if (stored === undefined) return expired();
+      if (stored.owner !== interaction.user.id) {
+        throw new UserFacingError('Only the person who searched can page through these results.');
+      }
       const page = targetPage(action, state, random);
       const message = await renderSearchPage(
         stored.query,
