@@ -13,6 +13,12 @@
  *
  * Independently of the count, a 429/501 that names a wait pauses the site for that wait: requests during
  * a pause fail fast with `RateLimitedError`, so concurrent callers do not spend the site's patience.
+ *
+ * Only the site's own failures count. An attempt whose outcome says nothing about the site is `release()`d
+ * instead: the caller aborted; the body's source failed (a download from elsewhere); or the request waited
+ * on something a member chose (a reverse search by URL, where the board downloads the member's URL) and
+ * timed out or lost its connection. Otherwise any member could open the breaker for every server with a
+ * couple of slow URLs (review M3).
  */
 import { RateLimitedError, SiteUnavailableError } from '../errors.js';
 
@@ -42,7 +48,10 @@ export interface BreakerTicket {
   success(): void;
   /** 5xx, timeout, reset, 429, 501. */
   failure(info?: FailureInfo): void;
-  /** The attempt ended without telling anything about the site (the caller aborted). */
+  /**
+   * The attempt ended without telling anything about the site: the caller aborted, the body's source
+   * failed, or a request that waits on a member's URL timed out. A half-open probe lets the next one go.
+   */
   release(): void;
 }
 

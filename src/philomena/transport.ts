@@ -3,16 +3,30 @@
  * a budget slot (held until the attempt has settled, see budget.ts), a timeout with its own AbortController; and across attempts: retries with exponential
  * backoff and full jitter, `Retry-After`, and an overall deadline.
  *
- * Retried (when the request is `idempotent`): network errors, timeouts, 5xx, 429 and 501. The client marks
- * every GET idempotent, and reverse search too (a POST only because it carries a file or a URL: it changes
- * nothing). POST /images is never retried. A wait longer than what is left of the deadline is not slept:
- * the call fails at once (`RateLimitedError` carrying the wait for 429/501).
+ * Retried (when the request is `idempotent` and not `retry: false`): network errors, timeouts, 5xx, 429 and
+ * 501. The client marks every GET idempotent, and reverse search too (a POST only because it carries a
+ * file or a URL: it changes nothing). POST /images is never retried. A wait longer than what is left of
+ * the deadline is not slept: the call fails at once (`RateLimitedError` carrying the wait for 429/501).
+ *
+ * Some requests make the site wait on someone else: a reverse search by URL has the board download a
+ * member's URL, which a member can make as slow as they like. Such a request says `retry: false` (one
+ * attempt), `countTimeouts: false` (its timeouts and network errors are not the site's failures, so the
+ * breaker does not count them; a 5xx, 429 or 501 still is the board's and counts) and its own `timeoutMs`.
+ *
+ * A body can be streamed (`StreamedBody`): it is opened only once the attempt holds its budget slot, once
+ * per attempt, and sent with a Content-Length when its size is known, chunked otherwise. An error thrown
+ * by its source (`open()` or the stream; a download from elsewhere that failed, a file over its limit) is
+ * not the site's: it reaches the caller as it was thrown, is not retried and is not counted by the
+ * breaker. So is a timeout that strikes while the attempt is waiting on its source
+ * (a `TimeoutError` DOMException).
  *
  * It returns every answer below 500 except 429 as-is (the client maps 4xx to errors and parses 2xx); it
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import type { Logger } from 'pino';
@@ -24,15 +38,105 @@ import {
 } from '../errors.js';
 import type { CircuitBreaker } from './breaker.js';
 import type { RequestBudget } from './budget.js';
+import type { RequestContext } from './request-context.js';
+
+/** A body read from a source as it is sent, so a large upload is never held in memory whole. */
+export interface StreamedBody {
+  /** The Content-Type header, e.g. `multipart/form-data; boundary=...`. */
+  readonly contentType: string;
+  /** Bytes of the whole body when known: sent as Content-Length; otherwise the body goes chunked. */
+  readonly length?: number;
+  /**
+   * Opens the body for one attempt, after its budget slot is granted. `signal` aborts when the attempt
+   * ends early (timeout, caller abort). What this or the stream throws reaches the caller as it is.
+   */
+  open(signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+}
 
 export interface TransportRequest {
   readonly method: 'GET' | 'POST';
   /** Path and query, e.g. `/api/v1/json/images/1?filter_id=56027&key=...`. */
   readonly path: string;
-  /** A JSON string (sent as application/json) or a multipart form. */
-  readonly body?: string | (() => FormData);
+  /** A JSON string (sent as application/json), a multipart form, or a streamed body. */
+  readonly body?: string | (() => FormData) | StreamedBody;
   readonly idempotent: boolean;
   readonly signal?: AbortSignal;
+  /** Who the request is for: the budget shares its slots by it (budget.ts). */
+  readonly requester?: RequestContext;
+  /** `false`: one attempt even when idempotent (the slowness it meets may be someone else's). */
+  readonly retry?: boolean;
+  /**
+   * `false`: this request's timeouts and network errors say nothing about the site (it waits on a URL a
+   * member chose), so the breaker does not count them. Answers (5xx, 429, 501) still count.
+   */
+  readonly countTimeouts?: boolean;
+  /** This request's attempt timeout instead of `attemptTimeoutMs`; its deadline is at least as long. */
+  readonly timeoutMs?: number;
+}
+
+/** One file sent as a `multipart/form-data` body of one field, streamed from its source. */
+export interface MultipartFile {
+  /** The form field, e.g. `image[image]`. */
+  readonly field: string;
+  readonly filename: string;
+  readonly contentType: string;
+  /** The file's exact size when known: the body then has a Content-Length, and a source that delivers
+   *  another number of bytes fails the call with a RangeError. */
+  readonly size?: number;
+  /** The source is cut and the call fails with a RangeError past this many bytes. */
+  readonly maxBytes?: number;
+  /** Opens the file's bytes for one attempt. */
+  open(signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+}
+
+/** Quotes a header parameter the way browsers encode FormData: no quote or line break gets through. */
+function headerParam(value: string): string {
+  return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/**
+ * `file` as a streamed multipart body: a part header, the bytes as they come from the source (nothing
+ * buffered, nothing copied), the closing boundary. A random boundary per body: a file that happened to hold
+ * it would be cut short, which 128 random bits make a non-event.
+ */
+export function multipartFileBody(file: MultipartFile): StreamedBody {
+  const boundary = `----philomena-bot-${randomBytes(16).toString('hex')}`;
+  // A header value: no control character (a line break would start a header of the caller's choosing).
+  const type =
+    [...file.contentType].filter((c) => c >= ' ' && c !== '\u007f').join('') || 'application/octet-stream';
+  const head = Buffer.from(
+    `--${boundary}\r\n` +
+      `Content-Disposition: form-data; name="${headerParam(file.field)}"; filename="${headerParam(file.filename)}"\r\n` +
+      `Content-Type: ${type}\r\n\r\n`,
+    'utf8',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
+  const { size, maxBytes } = file;
+  async function* parts(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    yield head;
+    let sent = 0;
+    for await (const chunk of source) {
+      sent += chunk.byteLength;
+      if (maxBytes !== undefined && sent > maxBytes) {
+        throw new RangeError(`the file is larger than ${maxBytes} bytes`);
+      }
+      if (size !== undefined && sent > size) {
+        throw new RangeError(`the file is larger than its announced ${size} bytes`);
+      }
+      if (chunk.byteLength > 0) yield chunk;
+    }
+    if (size !== undefined && sent !== size) {
+      throw new RangeError(`the file has ${sent} bytes, not the announced ${size}`);
+    }
+    yield tail;
+  }
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    ...(size === undefined ? {} : { length: head.byteLength + size + tail.byteLength }),
+    async open(signal) {
+      return parts(await file.open(signal));
+    },
+  };
 }
 
 export interface TransportResponse {
@@ -167,9 +271,72 @@ type Outcome =
       readonly error: PhilomenaError;
       /** The wait the site asked for, or our floor (501). */
       readonly retryAfterMs?: number;
-    };
+      /** The site answered (5xx, 429, 501); false for a timeout or a network error. */
+      readonly answered: boolean;
+    }
+  /** The body's source failed: not the site's doing. */
+  | { readonly kind: 'source-failed'; readonly error: unknown };
 
 class TimeoutSignal extends Error {}
+
+function isStreamed(body: TransportRequest['body']): body is StreamedBody {
+  return typeof body === 'object';
+}
+
+/** What the transport knows of a streamed body's source during one attempt. */
+interface SourceState {
+  /** The first error the source threw. */
+  error?: { readonly value: unknown };
+  /** Waiting on the source (opening it or for its next chunk) rather than on the site. */
+  waiting: boolean;
+}
+
+/** `promise`, or the abort reason as soon as `signal` aborts: a stuck source cannot hold the attempt. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Feeds undici from the source, noting when the attempt waits on it and what it threw. */
+async function* pump(
+  source: AsyncIterable<Uint8Array>,
+  state: SourceState,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      state.waiting = true;
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await untilAborted(iterator.next(), signal);
+      } catch (error) {
+        if (!signal.aborted) state.error ??= { value: error };
+        throw error;
+      } finally {
+        state.waiting = false;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Lets the source close its download when the attempt ends early; its own errors are not ours.
+    void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
+}
 
 export function createTransport(options: TransportOptions): Transport {
   const ownDispatcher = options.dispatcher === undefined;
@@ -219,19 +386,40 @@ export function createTransport(options: TransportOptions): Transport {
     attemptNo: number,
   ): Promise<Outcome> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
+    const source: SourceState | undefined = isStreamed(req.body) ? { waiting: false } : undefined;
+    /** The timeout struck while the attempt waited on its body's source, not on the site. */
+    let sourceStalled = false;
+    const timer = setTimeout(() => {
+      sourceStalled = source?.waiting === true;
+      controller.abort(new TimeoutSignal());
+    }, timeoutMs);
     const onCallerAbort = (): void => controller.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const started = now();
     const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
-    let body: string | FormData | undefined;
-    if (typeof req.body === 'string') {
-      headers['content-type'] = 'application/json';
-      body = req.body;
-    } else if (req.body) {
-      body = req.body();
-    }
+    let body: string | FormData | Readable | undefined;
     try {
+      if (typeof req.body === 'string') {
+        headers['content-type'] = 'application/json';
+        body = req.body;
+      } else if (typeof req.body === 'function') {
+        body = req.body();
+      } else if (req.body && source) {
+        headers['content-type'] = req.body.contentType;
+        if (req.body.length !== undefined) headers['content-length'] = String(req.body.length);
+        source.waiting = true;
+        let opened: AsyncIterable<Uint8Array>;
+        try {
+          opened = await untilAborted(req.body.open(controller.signal), controller.signal);
+        } catch (error) {
+          if (!controller.signal.aborted) source.error = { value: error };
+          throw error;
+        } finally {
+          source.waiting = false;
+        }
+        // Not in object mode: the stream reads at most one chunk ahead of the socket.
+        body = Readable.from(pump(opened, source, controller.signal), { objectMode: false });
+      }
       const res = await request(`${base}${req.path}`, {
         method: req.method,
         headers,
@@ -260,6 +448,16 @@ export function createTransport(options: TransportOptions): Transport {
       return classify(response, path);
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
+      if (source?.error) return { kind: 'source-failed', error: source.error.value };
+      if (sourceStalled) {
+        return {
+          kind: 'source-failed',
+          error: new DOMException(
+            `the body of a request to ${site} did not arrive from its source within ${timeoutMs} ms`,
+            'TimeoutError',
+          ),
+        };
+      }
       if (error instanceof InvalidResponseError) throw error;
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
@@ -288,6 +486,7 @@ export function createTransport(options: TransportOptions): Transport {
         : `${site} could not be reached (${typeof code === 'string' ? code : 'network error'})`;
       return {
         kind: 'retryable',
+        answered: false,
         error: new SiteUnavailableError(message, reason, {
           site,
           path,
@@ -316,6 +515,7 @@ export function createTransport(options: TransportOptions): Transport {
       const wait = retryAfterMs ?? 1_000;
       return {
         kind: 'retryable',
+        answered: true,
         error: new RateLimitedError(`${site} is rate limiting us (HTTP 429)`, wait, { site, path, status }),
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       };
@@ -325,6 +525,7 @@ export function createTransport(options: TransportOptions): Transport {
       const wait = Math.max(antiBotDelayMs, parseRetryAfter(response.headers['retry-after']) ?? 0);
       return {
         kind: 'retryable',
+        answered: true,
         error: new RateLimitedError(`${site} is busy (HTTP 501 from its anti-bot layer)`, wait, {
           site,
           path,
@@ -337,6 +538,7 @@ export function createTransport(options: TransportOptions): Transport {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
       return {
         kind: 'retryable',
+        answered: true,
         error: new SiteUnavailableError(`${site} failed (HTTP ${status})`, 'server-error', {
           site,
           path,
@@ -351,8 +553,10 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function send(req: TransportRequest): Promise<TransportResponse> {
     const path = options.redact(req.path);
-    const deadline = now() + deadlineMs;
-    const attempts = req.idempotent ? maxAttempts : 1;
+    const timeoutMs = req.timeoutMs ?? attemptTimeoutMs;
+    // A request's own timeout is what its caller asked for: the usual deadline does not cut it short.
+    const deadline = now() + (req.timeoutMs === undefined ? deadlineMs : Math.max(deadlineMs, req.timeoutMs));
+    const attempts = req.idempotent && req.retry !== false ? maxAttempts : 1;
     let last: Extract<Outcome, { kind: 'retryable' }> | undefined;
     for (let attemptNo = 1; attemptNo <= attempts; attemptNo += 1) {
       if (req.signal?.aborted) throw req.signal.reason;
@@ -363,10 +567,11 @@ export function createTransport(options: TransportOptions): Transport {
         const slot = await options.budget?.acquire(req.path, {
           timeoutMs: left,
           ...(req.signal ? { signal: req.signal } : {}),
+          ...(req.requester ? { requester: req.requester } : {}),
         });
         try {
-          const timeoutMs = Math.max(1, Math.min(attemptTimeoutMs, deadline - now()));
-          outcome = await attempt(req, path, timeoutMs, attemptNo);
+          const attemptMs = Math.max(1, Math.min(timeoutMs, deadline - now()));
+          outcome = await attempt(req, path, attemptMs, attemptNo);
         } finally {
           // The attempt has settled: its answer is read or its socket is gone (undici settles a queued
           // request only once it has been dispatched and aborted), so nothing more of it reaches the site.
@@ -380,7 +585,12 @@ export function createTransport(options: TransportOptions): Transport {
         ticket?.success();
         return outcome.response;
       }
-      ticket?.failure(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs });
+      if (outcome.kind === 'source-failed') {
+        ticket?.release();
+        throw outcome.error;
+      }
+      if (!outcome.answered && req.countTimeouts === false) ticket?.release();
+      else ticket?.failure(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs });
       last = outcome;
       if (attemptNo === attempts) break;
       const backoff = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptNo - 1));
