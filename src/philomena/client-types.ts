@@ -17,6 +17,7 @@ import type {
   User,
   VisibleImage,
 } from './schemas.js';
+import type { RequestContext } from './request-context.js';
 import type { Site } from './sites.js';
 
 export type SortDirection = 'asc' | 'desc';
@@ -48,6 +49,12 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Skip the cache read (the fresh answer is still written). */
   readonly fresh?: boolean;
+  /**
+   * Who the call is for, so the site's budget is shared fairly (by priority, server and member). Wins
+   * over the async context of `runWithRequestContext`; without either the call is anonymous and
+   * `interactive`. A call that joins an identical one already in flight goes with that one's requester.
+   */
+  readonly requester?: RequestContext;
 }
 
 export interface FilterOption {
@@ -74,9 +81,32 @@ export interface Page<T> {
   readonly total: number;
 }
 
+/** A file streamed to the board as it is read, so memory per search stays a few chunks. */
+export interface ReverseSearchUpload {
+  /**
+   * Opens the file's bytes; called only after the budget slot is granted, once per attempt. What it or the
+   * stream throws (the download failed) reaches the caller as it was thrown: not retried, not counted
+   * against the site, not cached. `signal` aborts when the attempt ends early.
+   */
+  open(signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+  readonly filename: string;
+  readonly contentType?: string;
+  /** A stable identity of the file for the cache key and coalescing (e.g. the attachment URL without its query). */
+  readonly key: string;
+  /** Upper bound on bytes; the stream is cut and the call fails with a RangeError past it. */
+  readonly maxBytes: number;
+  /**
+   * The exact size when known (a Discord attachment's `size`): the body is then sent with a Content-Length
+   * instead of chunked, and a stream of another length fails the call with a RangeError.
+   */
+  readonly size?: number;
+}
+
 export type ReverseSearchInput =
+  /** The board downloads the URL: one attempt, its own timeout, its slowness not counted against the site. */
   | { readonly url: string }
-  | { readonly file: Uint8Array; readonly filename: string; readonly contentType?: string };
+  | { readonly file: Uint8Array; readonly filename: string; readonly contentType?: string }
+  | { readonly upload: ReverseSearchUpload };
 
 export interface ReverseSearchOptions extends CallOptions {
   /** 0..1, default 0.25. */

@@ -17,8 +17,7 @@
  * lines carry the path with the key redacted.
  */
 import { createHash } from 'node:crypto';
-import { Blob } from 'node:buffer';
-import { FormData, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -45,6 +44,7 @@ import type {
   SubmitImageResult,
   CallOptions,
 } from './client-types.js';
+import { currentRequestContext } from './request-context.js';
 import {
   commentResponseSchema,
   commentsResponseSchema,
@@ -75,9 +75,12 @@ import type { Site } from './sites.js';
 import { tagPath, tagSlug, wellFormed } from './tags.js';
 import {
   createTransport,
+  multipartFileBody,
   scrubError,
+  type StreamedBody,
   type Transport,
   type TransportOptions,
+  type TransportRequest,
   type TransportResponse,
 } from './transport.js';
 import {
@@ -98,7 +101,26 @@ export type TransportTuning = Pick<
   | 'maxDelayMs'
   | 'antiBotDelayMs'
   | 'maxBodyBytes'
->;
+> & {
+  /**
+   * The one attempt of a reverse search by URL (and at least its deadline). The board downloads the
+   * member's URL before it answers, so this is longer than a plain attempt. Default 20 s.
+   */
+  readonly reverseUrlTimeoutMs?: number;
+};
+
+/**
+ * The largest file a Philomena board accepts: 131,072,000 bytes (125 MiB), the `image_size` bound of
+ * `Philomena.Images.Image`'s upload changeset (lib/philomena/images/image.ex), the same in
+ * philomena-dev/philomena and derpibooru/philomena (2026). The whole multipart request body is capped a
+ * little higher, at 136,314,880 bytes (130 MiB, `Plug.Parsers` in lib/philomena_web/endpoint.ex), so a
+ * file within this limit always fits in a reverse-search upload. A bot should cap its own downloads at
+ * the smaller of this and its platform's attachment limit.
+ */
+export const BOARD_UPLOAD_MAX_BYTES = 131_072_000;
+
+/** Chunks the `{ file }` form is sent in: views of the caller's bytes, never copies. */
+const FILE_CHUNK_BYTES = 64 * 1024;
 
 export interface PhilomenaClientOptions {
   readonly site: Site;
@@ -207,6 +229,12 @@ function shortHash(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 16);
 }
 
+async function* fileChunks(file: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < file.byteLength; at += FILE_CHUNK_BYTES) {
+    yield file.subarray(at, at + FILE_CHUNK_BYTES);
+  }
+}
+
 function queryString(query: Query): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
@@ -229,9 +257,11 @@ interface Endpoint<S extends z.ZodType, R> {
   /** Cache lifetime. */
   readonly ttlMs: number | ((value: R) => number);
   readonly method?: 'GET' | 'POST';
-  readonly body?: () => FormData;
+  readonly body?: StreamedBody;
   /** A stable description of the body for the cache key. */
   readonly bodyKey?: string;
+  /** How the transport treats this request (one attempt, timeouts not the site's, its own timeout). */
+  readonly transport?: Pick<TransportRequest, 'retry' | 'countTimeouts' | 'timeoutMs'>;
 }
 
 export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedPhilomenaClient {
@@ -256,8 +286,9 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
       ...(options.store ? { store: options.store } : {}),
       ...(logger ? { logger } : {}),
     });
+  const { reverseUrlTimeoutMs = 20_000, ...transportTuning } = options.transport ?? {};
   const transport: Transport = createTransport({
-    ...options.transport,
+    ...transportTuning,
     site: site.id,
     baseUrl: site.baseUrl,
     budget,
@@ -354,13 +385,17 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     callOptions: CallOptions = {},
   ): Promise<R> {
     const path = fullPath(endpoint);
+    // Read now, in the caller's async context: a shared request runs with its first caller's.
+    const requester = callOptions.requester ?? currentRequestContext();
     const load = async (signal: AbortSignal): Promise<R> => {
       const response = await transport.send({
         method: endpoint.method ?? 'GET',
         path,
         idempotent: true,
         signal,
+        ...endpoint.transport,
         ...(endpoint.body ? { body: endpoint.body } : {}),
+        ...(requester ? { requester } : {}),
       });
       if (response.status < 200 || response.status > 299) throw failure(response, path, endpoint.what);
       const body = parseJson(response, path);
@@ -523,23 +558,63 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
       if ('url' in input) {
         const url = text('url', input.url);
         if (!/^https?:\/\//i.test(url.trim())) throw new RangeError('the image URL must be http(s)');
-        return call({ ...common, query: { url: url.trim(), ...query } }, options);
+        return call(
+          {
+            ...common,
+            query: { url: url.trim(), ...query },
+            // The board downloads the member's URL before it answers, and a member can make that as slow
+            // as they like: one attempt, with its own timeout, and no timeout or network error of it
+            // counted against the site (a 5xx still is). Otherwise two slow URLs open the breaker for
+            // every server (review M3).
+            transport: { retry: false, countTimeouts: false, timeoutMs: reverseUrlTimeoutMs },
+          },
+          options,
+        );
+      }
+      if ('upload' in input) {
+        const { upload } = input;
+        const key = text('upload.key', upload.key);
+        if (key === '') throw new RangeError('upload.key must not be empty');
+        const maxBytes = positiveInt('upload.maxBytes', upload.maxBytes);
+        const size = upload.size === undefined ? undefined : positiveInt('upload.size', upload.size);
+        if (size !== undefined && size > maxBytes) {
+          throw new RangeError(`the file has ${size} bytes, over upload.maxBytes (${maxBytes})`);
+        }
+        if (typeof upload.open !== 'function') throw new TypeError('upload.open must be a function');
+        return call(
+          {
+            ...common,
+            query,
+            bodyKey: `upload=${shortHash(key)}`,
+            body: multipartFileBody({
+              field: 'image[image]',
+              filename: text('upload.filename', upload.filename),
+              contentType: upload.contentType ?? 'application/octet-stream',
+              maxBytes,
+              ...(size === undefined ? {} : { size }),
+              open: (signal) => upload.open(signal),
+            }),
+          },
+          options,
+        );
       }
       if (!(input.file instanceof Uint8Array) || input.file.byteLength === 0) {
         throw new RangeError('the image file must be a non-empty Uint8Array');
       }
-      const { file, filename } = input;
-      const type = input.contentType ?? 'application/octet-stream';
+      const { file } = input;
       return call(
         {
           ...common,
           query,
           bodyKey: `file=${shortHash(file)}`,
-          body: () => {
-            const form = new FormData();
-            form.append('image[image]', new Blob([file], { type }), filename);
-            return form;
-          },
+          body: multipartFileBody({
+            field: 'image[image]',
+            filename: text('filename', input.filename),
+            contentType: input.contentType ?? 'application/octet-stream',
+            size: file.byteLength,
+            // Views of the caller's bytes: nothing is copied, whatever the attempts.
+            open: () => Promise.resolve(fileChunks(file)),
+          }),
         },
         options,
       );
@@ -558,6 +633,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           ...(input.sourceUrl === undefined ? {} : { source_url: input.sourceUrl }),
         },
       });
+      const requester = options.requester ?? currentRequestContext();
       // Never retried: a second POST could upload twice.
       const response = await transport.send({
         method: 'POST',
@@ -565,6 +641,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
         body,
         idempotent: false,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(requester ? { requester } : {}),
       });
       const what = 'the image submission';
       const isJson = response.body.trim().startsWith('{');

@@ -1,7 +1,7 @@
 /**
  * The Philomena client library's public surface. The bot imports from here; so could any other program.
  */
-export { createPhilomenaClient } from './client.js';
+export { BOARD_UPLOAD_MAX_BYTES, createPhilomenaClient } from './client.js';
 export type {
   ClientStats,
   ManagedPhilomenaClient,
@@ -13,12 +13,36 @@ export type { ClientRegistry, ClientRegistryOptions, RegistryCloseOptions } from
 export type * from './client-types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
 export type { CacheSource, ResponseCache, ResponseCacheOptions } from './cache.js';
-export { createRequestBudget, isSearchPath, DEFAULT_OVERALL, DEFAULT_SEARCH } from './budget.js';
-export type { BudgetOptions, BudgetSlot, BudgetStats, RequestBudget, WindowSpec } from './budget.js';
+export {
+  createRequestBudget,
+  isSearchPath,
+  DEFAULT_AUTOCOMPLETE_LIMIT,
+  DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT,
+  DEFAULT_OVERALL,
+  DEFAULT_SEARCH,
+  QUEUED_PRIORITIES,
+} from './budget.js';
+export type {
+  AcquireOptions,
+  BudgetOptions,
+  BudgetSlot,
+  BudgetStats,
+  RequestBudget,
+  WindowSpec,
+} from './budget.js';
+export { currentRequestContext, runWithRequestContext } from './request-context.js';
+export type { RequestContext, RequestPriority } from './request-context.js';
 export { createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
-export { createTransport, defaultUserAgent, parseRetryAfter } from './transport.js';
-export type { Transport, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
+export { createTransport, defaultUserAgent, multipartFileBody, parseRetryAfter } from './transport.js';
+export type {
+  MultipartFile,
+  StreamedBody,
+  Transport,
+  TransportOptions,
+  TransportRequest,
+  TransportResponse,
+} from './transport.js';
 export * from './schemas.js';
 export * from './sites.js';
 export * from './tags.js';
