@@ -44,7 +44,7 @@ export const findSourceCommand = {
     const picture = firstPicture(interaction.targetMessage);
     if (picture === undefined) throw new UserFacingError('That message has no picture to search for.');
     const input: ReverseSearchInput =
-      picture.kind === 'file' ? await fileInput(picture, context) : { url: picture.url };
+      picture.kind === 'file' ? fileInput(picture, context) : { url: picture.url };
     await answerReverseSearch(interaction, input, undefined, context);
   },
 } satisfies Command;

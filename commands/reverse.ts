@@ -39,7 +39,7 @@ export const reverseCommand = {
     }
     let input: ReverseSearchInput;
     if (file !== null) {
-      input = await fileInput(file, context);
+      input = fileInput(file, context);
     } else {
       const url = httpUrl(urlText ?? '');
       if (url === undefined) throw new UserFacingError('That is not an http(s) link.');

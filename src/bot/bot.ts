@@ -18,7 +18,8 @@ import type { Logger } from '../logger.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { Command, CommandContext } from './command.js';
 import { discordClientOptions } from './client-options.js';
-import { createDownloader } from './download.js';
+import { attachmentHosts, createDownloader } from './download.js';
+import { createReverseGate } from './reverse-gate.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
@@ -81,7 +82,8 @@ export function createBot(deps: BotDeps): Bot {
     settings,
     sites,
     state: createInteractionState(deps.store),
-    download: deps.download ?? createDownloader(),
+    download: deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) }),
+    reverseGate: createReverseGate(),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.autocompleteTimeoutMs === undefined
       ? {}

@@ -16,6 +16,8 @@ import type { Logger } from '../logger.js';
 import type { ImageLink } from '../philomena/links.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { Site } from '../philomena/sites.js';
+import type { Download } from './download.js';
+import type { ReverseGate } from './reverse-gate.js';
 import type { GuildSettings } from './settings.js';
 import type { InteractionState } from './state.js';
 
@@ -52,8 +54,10 @@ export interface CommandContext {
   /** Short-lived state behind buttons (search queries, reverse-search results). */
   readonly state: InteractionState;
   readonly now: () => number;
-  /** Reads a Discord attachment (size-capped); injectable for tests. */
-  readonly download: (url: string, options: { readonly maxBytes: number }) => Promise<Uint8Array>;
+  /** Opens a Discord attachment as a size-capped stream; injectable for tests. */
+  readonly download: Download;
+  /** One reverse search per member at a time, a few file searches per process (reverse-gate.ts). */
+  readonly reverseGate: ReverseGate;
 }
 
 /** How the router acknowledges a button click before its handler runs. */

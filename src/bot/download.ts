@@ -1,69 +1,137 @@
 /**
- * Reads a Discord attachment into memory for reverse search, with a size cap checked both against the
- * announced length and while streaming (a server may lie or send no length). A network failure or the
- * timeout (before the answer or mid-body) is an expected failure: the member is asked to try again and
+ * Opens a Discord attachment as a byte stream for reverse search. Nothing is held in memory beyond the
+ * chunk in flight: the reverse search streams it on to the board (review M4), and the download starts only
+ * once the board's budget has granted the request a slot.
+ *
+ * Only Discord's CDN hosts are read (and the host of a configured DISCORD_API_URL, where a local Discord
+ * serves its attachments); a redirect is followed only to those hosts. The size cap is checked against the
+ * announced length and again while streaming (a server may lie or send no length). A network failure or
+ * the timeout (before the answer or mid-body) is an expected failure: the member is asked to try again and
  * the cause rides along for the router's log line.
  */
 import { UserFacingError } from './user-error.js';
 
 export interface DownloadOptions {
   readonly maxBytes: number;
+  /** Aborts the download (the reverse search gave up on it). */
+  readonly signal?: AbortSignal;
 }
 
+/** Opens `url`; the returned stream throws a UserFacingError when the file is too large or breaks off. */
+export type Download = (url: string, options: DownloadOptions) => Promise<AsyncIterable<Uint8Array>>;
+
 export const DOWNLOAD_FAILED_TEXT = 'Could not read that file. Try again.';
+export const NOT_READABLE_TEXT = 'That file cannot be read.';
+
+/** Where Discord serves attachments (`attachment.url` and `proxy_url`). */
+export const DISCORD_CDN_HOSTS: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
+
+const MAX_REDIRECTS = 3;
 
 function downloadFailed(cause: unknown): UserFacingError {
   return new UserFacingError(DOWNLOAD_FAILED_TEXT, { cause });
 }
 
-export function createDownloader(options: { readonly timeoutMs?: number } = {}) {
+function tooLarge(maxBytes: number): UserFacingError {
+  return new UserFacingError(`That file is too large (at most ${Math.floor(maxBytes / 1_000_000)} MB).`);
+}
+
+export interface DownloaderOptions {
+  /** For the whole download, headers and body; default 15 s. */
+  readonly timeoutMs?: number;
+  /** Host names (without port) that may be read; default Discord's CDN hosts. */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** The hosts a downloader reads: Discord's CDN, plus the host of a configured Discord API base. */
+export function attachmentHosts(discordApiUrl: string | undefined): readonly string[] {
+  if (discordApiUrl === undefined || !URL.canParse(discordApiUrl)) return DISCORD_CDN_HOSTS;
+  return [...DISCORD_CDN_HOSTS, new URL(discordApiUrl).hostname];
+}
+
+export function createDownloader(options: DownloaderOptions = {}): Download {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  return async function download(url: string, { maxBytes }: DownloadOptions): Promise<Uint8Array> {
-    const parsed = URL.canParse(url) ? new URL(url) : undefined;
-    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-      throw new UserFacingError('That file cannot be read.');
+  const allowed = new Set((options.allowedHosts ?? DISCORD_CDN_HOSTS).map((host) => host.toLowerCase()));
+
+  function readable(text: string, base?: URL): URL | undefined {
+    const parsed = URL.canParse(text, base?.href) ? new URL(text, base) : undefined;
+    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return undefined;
+    if (parsed.username !== '' || parsed.password !== '') return undefined;
+    return allowed.has(parsed.hostname.toLowerCase()) ? parsed : undefined;
+  }
+
+  return async function download(url, { maxBytes, signal }) {
+    let target = readable(url);
+    if (target === undefined) throw new UserFacingError(NOT_READABLE_TEXT);
+    const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+    let response: Response | undefined;
+    for (let hop = 0; response === undefined; hop += 1) {
+      let answer: Response;
+      try {
+        answer = await fetch(target, { signal: stop, redirect: 'manual' });
+      } catch (error) {
+        throw downloadFailed(error);
+      }
+      if (answer.status < 300 || answer.status > 399) {
+        response = answer;
+        break;
+      }
+      await answer.body?.cancel().catch(() => undefined);
+      const next = readable(answer.headers.get('location') ?? '', target);
+      if (next === undefined || hop >= MAX_REDIRECTS) throw new UserFacingError(NOT_READABLE_TEXT);
+      target = next;
     }
-    let response: Response;
-    try {
-      response = await fetch(parsed, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
-    } catch (error) {
-      throw downloadFailed(error);
-    }
-    if (!response.ok || response.body === null) {
-      await response.body?.cancel().catch(() => undefined);
+    const { body } = response;
+    if (!response.ok || body === null) {
+      await body?.cancel().catch(() => undefined);
       throw new UserFacingError('Discord did not hand over that file. Try again.');
     }
     const announced = Number(response.headers.get('content-length') ?? Number.NaN);
     if (Number.isFinite(announced) && announced > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new UserFacingError(`That file is too large (at most ${Math.floor(maxBytes / 1_000_000)} MB).`);
+      await body.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
     }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = response.body.getReader();
-    for (;;) {
-      let next: Awaited<ReturnType<typeof reader.read>>;
+    return (async function* chunks(): AsyncGenerator<Uint8Array> {
+      const reader = body.getReader();
+      let total = 0;
+      let done = false;
       try {
-        next = await reader.read();
-      } catch (error) {
-        await reader.cancel().catch(() => undefined);
-        throw downloadFailed(error);
+        for (;;) {
+          let next: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            next = await reader.read();
+          } catch (error) {
+            throw downloadFailed(error);
+          }
+          if (next.done) {
+            done = true;
+            return;
+          }
+          total += next.value.byteLength;
+          if (total > maxBytes) throw tooLarge(maxBytes);
+          yield next.value;
+        }
+      } finally {
+        // Given up early (too large, broken off, or the reader stopped): release the connection.
+        if (!done) await reader.cancel().catch(() => undefined);
       }
-      const { done, value } = next;
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new UserFacingError(`That file is too large (at most ${Math.floor(maxBytes / 1_000_000)} MB).`);
-      }
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return bytes;
+    })();
   };
+}
+
+/** The whole stream in one buffer: for tests and small files only (reverse search streams instead). */
+export async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    total += chunk.byteLength;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

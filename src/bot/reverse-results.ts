@@ -4,6 +4,7 @@
  */
 import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
 import { z } from 'zod';
+import { BOARD_UPLOAD_MAX_BYTES } from '../philomena/client.js';
 import type { ReverseSearchInput } from '../philomena/client-types.js';
 import type { Site } from '../philomena/sites.js';
 import type { ButtonHandler, CommandContext } from './command.js';
@@ -20,8 +21,12 @@ const stateSchema = z.object({
   ids: z.array(z.number().int().positive()).min(1),
   owner: z.string().min(1),
 });
-/** Discord's own attachment limit for bots without boosts is 25 MB; the board's is lower still. */
-export const REVERSE_MAX_BYTES = 25_000_000;
+/**
+ * The largest picture searched: Discord's attachment limit for servers without boosts (25 MB), which is
+ * below the board's own upload limit (BOARD_UPLOAD_MAX_BYTES, 125 MiB). The file is streamed to the
+ * board, never held whole, so the cap bounds the upload's time, not the bot's memory.
+ */
+export const REVERSE_MAX_BYTES = Math.min(25_000_000, BOARD_UPLOAD_MAX_BYTES);
 const RESULTS_LIMIT = 10;
 
 interface ReversePage {
@@ -106,10 +111,13 @@ export async function answerReverseSearch(
   context: CommandContext,
 ): Promise<void> {
   const site = context.view.site;
-  const results = await context.registry.client(site).reverseSearch(input, {
-    limit: RESULTS_LIMIT,
-    ...(distance === undefined ? {} : { distance }),
-  });
+  const kind = 'url' in input ? 'url' : 'file';
+  const results = await context.reverseGate.run(interaction.user.id, kind, () =>
+    context.registry.client(site).reverseSearch(input, {
+      limit: RESULTS_LIMIT,
+      ...(distance === undefined ? {} : { distance }),
+    }),
+  );
   // Deleted images come back as stubs: they are not a source anyone can look at.
   const ids = results.items.filter((image) => image.kind === 'image').map((image) => image.id);
   if (ids.length === 0) {
@@ -176,22 +184,33 @@ export interface PictureFile {
   readonly contentType: string | null;
 }
 
-/** The reverse-search input of an uploaded picture: checked (kind, size), then downloaded with a cap. */
-export async function fileInput(
+/** An attachment's identity without the signed, expiring query Discord adds to its URL. */
+function attachmentKey(url: string): string {
+  return URL.canParse(url) ? new URL(url).origin + new URL(url).pathname : url;
+}
+
+/**
+ * The reverse-search input of an uploaded picture, checked (kind, size) before anything is read. The
+ * download itself starts only when the board has a slot for the search, and streams through to it.
+ */
+export function fileInput(
   file: PictureFile,
   context: Pick<CommandContext, 'download'>,
-): Promise<ReverseSearchInput> {
+): ReverseSearchInput {
   if (!isMatchableMedia(file.contentType, file.name)) {
     throw new UserFacingError('That file is not an image the site can match.');
   }
   if (file.size > REVERSE_MAX_BYTES) {
     throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
   }
-  const bytes = await context.download(file.url, { maxBytes: REVERSE_MAX_BYTES });
   return {
-    file: bytes,
-    filename: file.name,
-    ...(file.contentType === null ? {} : { contentType: file.contentType }),
+    upload: {
+      open: (signal) => context.download(file.url, { maxBytes: REVERSE_MAX_BYTES, signal }),
+      filename: file.name,
+      ...(file.contentType === null ? {} : { contentType: file.contentType }),
+      key: attachmentKey(file.url),
+      maxBytes: REVERSE_MAX_BYTES,
+    },
   };
 }
 

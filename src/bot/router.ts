@@ -49,6 +49,7 @@ export interface RouterDeps {
   readonly sites: SiteDirectory;
   readonly state: InteractionState;
   readonly download: CommandContext['download'];
+  readonly reverseGate: CommandContext['reverseGate'];
   readonly now?: () => number;
   /** How long autocomplete may take before the router answers with no choices; default 2200 ms. */
   readonly autocompleteTimeoutMs?: number;
@@ -177,6 +178,7 @@ export function createInteractionRouter(deps: RouterDeps): InteractionRouter {
       state: deps.state,
       now,
       download: deps.download,
+      reverseGate: deps.reverseGate,
     };
   }
 

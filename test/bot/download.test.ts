@@ -1,7 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDownloader, DOWNLOAD_FAILED_TEXT } from '../../src/bot/download.js';
+import {
+  attachmentHosts,
+  createDownloader,
+  DISCORD_CDN_HOSTS,
+  DOWNLOAD_FAILED_TEXT,
+  NOT_READABLE_TEXT,
+  readAll,
+  type DownloaderOptions,
+} from '../../src/bot/download.js';
 import { UserFacingError, userErrorText } from '../../src/bot/user-error.js';
 
 let server: Server | undefined;
@@ -21,6 +29,16 @@ async function serve(handle: Parameters<typeof createServer>[1]): Promise<string
   return `http://127.0.0.1:${(made.address() as AddressInfo).port}/file.png`;
 }
 
+/** Opens and reads the whole file, as the reverse search's upload would, with the local host allowed. */
+async function fetchAll(
+  url: string,
+  maxBytes: number,
+  options: DownloaderOptions = {},
+): Promise<Uint8Array> {
+  const download = createDownloader({ allowedHosts: ['127.0.0.1'], ...options });
+  return readAll(await download(url, { maxBytes }));
+}
+
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
@@ -33,12 +51,12 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 describe('attachment download', () => {
   it('GIVEN a file server THEN the bytes come back', async () => {
     const url = await serve((_req, res) => res.end(Buffer.from([1, 2, 3])));
-    expect(await createDownloader()(url, { maxBytes: 10 })).toEqual(new Uint8Array([1, 2, 3]));
+    expect(await fetchAll(url, 10)).toEqual(new Uint8Array([1, 2, 3]));
   });
 
   it('GIVEN the connection reset THEN a try-again error for the member with the network failure as cause', async () => {
     const url = await serve((req) => req.socket.destroy());
-    const error = await failure(createDownloader()(url, { maxBytes: 10 }));
+    const error = await failure(fetchAll(url, 10));
     expect(error).toBeInstanceOf(UserFacingError);
     expect((error as Error).message).toBe(DOWNLOAD_FAILED_TEXT);
     expect((error as Error).cause).toBeInstanceOf(Error);
@@ -47,7 +65,7 @@ describe('attachment download', () => {
 
   it('GIVEN no answer within the timeout THEN the same try-again error', async () => {
     const url = await serve(() => undefined);
-    const error = await failure(createDownloader({ timeoutMs: 50 })(url, { maxBytes: 10 }));
+    const error = await failure(fetchAll(url, 10, { timeoutMs: 50 }));
     expect(error).toBeInstanceOf(UserFacingError);
     expect((error as Error).message).toBe(DOWNLOAD_FAILED_TEXT);
   });
@@ -57,14 +75,14 @@ describe('attachment download', () => {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.write(Buffer.from([1]));
     });
-    const error = await failure(createDownloader({ timeoutMs: 80 })(url, { maxBytes: 10 }));
+    const error = await failure(fetchAll(url, 10, { timeoutMs: 80 }));
     expect(error).toBeInstanceOf(UserFacingError);
     expect((error as Error).message).toBe(DOWNLOAD_FAILED_TEXT);
   });
 
   it('GIVEN a URL that does not parse or is not http(s) THEN the file cannot be read', async () => {
     for (const url of ['not a url', 'ftp://127.0.0.1/file.png']) {
-      const error = await failure(createDownloader()(url, { maxBytes: 10 }));
+      const error = await failure(fetchAll(url, 10));
       expect(error).toBeInstanceOf(UserFacingError);
       expect((error as Error).message).toBe('That file cannot be read.');
     }
@@ -75,7 +93,45 @@ describe('attachment download', () => {
       res.writeHead(200);
       res.end(Buffer.alloc(2_000_001));
     });
-    const error = await failure(createDownloader()(url, { maxBytes: 2_000_000 }));
+    const error = await failure(fetchAll(url, 2_000_000));
     expect((error as Error).message).toBe('That file is too large (at most 2 MB).');
+  });
+
+  it('GIVEN a host that is not Discord’s CDN THEN nothing is requested and the file cannot be read', async () => {
+    let asked = 0;
+    const url = await serve((_req, res) => {
+      asked += 1;
+      res.end(Buffer.from([1]));
+    });
+    const download = createDownloader();
+    for (const target of [url, 'https://example.com/a.png', 'https://user@cdn.discordapp.com/a.png']) {
+      const error = await failure(download(target, { maxBytes: 10 }));
+      expect((error as Error).message).toBe(NOT_READABLE_TEXT);
+    }
+    expect(asked).toBe(0);
+  });
+
+  it('GIVEN a redirect off the allowed hosts THEN it is not followed', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(302, { location: 'http://localhost:1/elsewhere.png' });
+      res.end();
+    });
+    const error = await failure(fetchAll(url, 10));
+    expect((error as Error).message).toBe(NOT_READABLE_TEXT);
+  });
+
+  it('GIVEN a redirect within the allowed hosts THEN it is followed', async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/file.png') {
+        res.writeHead(302, { location: '/moved.png' });
+        res.end();
+      } else res.end(Buffer.from([4, 5]));
+    });
+    expect(await fetchAll(url, 10)).toEqual(new Uint8Array([4, 5]));
+  });
+
+  it('GIVEN a local Discord API base THEN its host is read besides the CDN hosts', () => {
+    expect(attachmentHosts(undefined)).toEqual(DISCORD_CDN_HOSTS);
+    expect(attachmentHosts('http://127.0.0.1:4000/api')).toEqual([...DISCORD_CDN_HOSTS, '127.0.0.1']);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readAll } from '../../src/bot/download.js';
 import { clampDistance, fileInput, REVERSE_MAX_BYTES } from '../../src/bot/reverse-results.js';
 
 describe('reverse search input', () => {
@@ -13,14 +14,27 @@ describe('reverse search input', () => {
     expect(clampDistance(given)).toBe(sent);
   });
 
-  const download = async () => new Uint8Array([1, 2, 3]);
-
-  it('GIVEN a picture file THEN its bytes, name and type are the input', async () => {
-    const input = await fileInput(
-      { url: 'https://cdn.test/a.png', name: 'a.png', size: 3, contentType: 'image/png' },
-      { download },
-    );
-    expect(input).toEqual({ file: new Uint8Array([1, 2, 3]), filename: 'a.png', contentType: 'image/png' });
+  it('GIVEN a picture file THEN an upload of its name and type, keyed without the signed query, opened only when the search asks', async () => {
+    const opened: { url: string; maxBytes: number }[] = [];
+    const download = async (url: string, options: { maxBytes: number }) => {
+      opened.push({ url, maxBytes: options.maxBytes });
+      return (async function* one() {
+        yield new Uint8Array([1, 2, 3]);
+      })();
+    };
+    const url = 'https://cdn.discordapp.com/attachments/1/2/a.png?ex=1&is=2&hm=3';
+    const input = fileInput({ url, name: 'a.png', size: 3, contentType: 'image/png' }, { download });
+    if (!('upload' in input)) throw new Error('not an upload');
+    expect(input.upload).toMatchObject({
+      filename: 'a.png',
+      contentType: 'image/png',
+      key: 'https://cdn.discordapp.com/attachments/1/2/a.png',
+      maxBytes: REVERSE_MAX_BYTES,
+    });
+    expect(opened).toEqual([]);
+    const stream = await input.upload.open(new AbortController().signal);
+    expect(await readAll(stream)).toEqual(new Uint8Array([1, 2, 3]));
+    expect(opened).toEqual([{ url, maxBytes: REVERSE_MAX_BYTES }]);
   });
 
   it.each([
@@ -38,14 +52,14 @@ describe('reverse search input', () => {
     'GIVEN a file that is %s THEN the member is told, nothing is downloaded',
     async (_name, file, message) => {
       let downloads = 0;
-      await expect(
+      expect(() =>
         fileInput(file, {
           download: async () => {
             downloads += 1;
-            return new Uint8Array();
+            return (async function* none() {})();
           },
         }),
-      ).rejects.toThrow(message);
+      ).toThrow(message);
       expect(downloads).toBe(0);
     },
   );
