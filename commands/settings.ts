@@ -5,15 +5,30 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import type { ChatCommand, Command, CommandContext } from '../src/bot/command.js';
-import { escapeInline, escapeMarkdown, NO_MENTIONS, truncate } from '../src/bot/render/index.js';
+import {
+  escapeInline,
+  escapeMarkdown,
+  MESSAGE_CONTENT_MAX,
+  NO_MENTIONS,
+  truncate,
+  truncateMarkdown,
+} from '../src/bot/render/index.js';
 import { UserFacingError } from '../src/bot/user-error.js';
-import { ForbiddenError, NotFoundError } from '../src/errors.js';
+import { NotFoundError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { PhilomenaClient } from '../src/philomena/client-types.js';
 import type { Filter } from '../src/philomena/schemas.js';
 import { KNOWN_SITES, type Site } from '../src/philomena/sites.js';
 
+/** Characters of the filter's name (the board sets no limit) and of its description, before escaping. */
+const NAME_MAX = 100;
 const DESCRIPTION_MAX = 300;
+/**
+ * What `describeFilter` may take: the bounded parts alone (escaped name, two tag lists, two rule blocks,
+ * escaped description) could add up to about 2,300 characters, past Discord's 2,000 for a message, so the
+ * description gets what room is left. The rest of the 2,000 is for the reply's own first line.
+ */
+export const DESCRIBE_FILTER_MAX = 1_700;
 /** Tags named per list; the rest are counted ("and 12 more"). */
 const NAMED_TAGS_MAX = 15;
 /** Characters of one list of tag names, and of one kind of complex rules. */
@@ -107,63 +122,65 @@ function listLine(
 
 /**
  * What a filter does: name, the tags it hides and spoilers (named when `names` has them, else counted),
- * its complex rules, and its description.
+ * its complex rules, and its description; at most `max` characters (the description is cut to fit).
  */
-export function describeFilter(filter: Filter, site: Site, names?: ReadonlyMap<number, string>): string {
+export function describeFilter(
+  filter: Filter,
+  site: Site,
+  names?: ReadonlyMap<number, string>,
+  max: number = DESCRIBE_FILTER_MAX,
+): string {
   const lines = [
-    `**${escapeMarkdown(filter.name)}** (filter ${filter.id} on ${escapeMarkdown(site.name)})`,
+    `**${escapeInline(truncate(filter.name, NAME_MAX))}** (filter ${filter.id} on ${escapeInline(site.name)})`,
     listLine('Hides', filter.hidden_tag_ids, ruleLines(filter.hidden_complex), names),
     listLine('Spoilers', filter.spoilered_tag_ids, ruleLines(filter.spoilered_complex), names),
   ];
   const description = filter.description.trim();
-  if (description !== '') {
-    const short =
-      description.length > DESCRIPTION_MAX ? `${description.slice(0, DESCRIPTION_MAX - 1)}…` : description;
-    lines.push(`> ${escapeMarkdown(short).replace(/\r?\n/g, ' ')}`);
+  const room = max - lines.join('\n').length - '\n> '.length;
+  if (description !== '' && room > 20) {
+    // Escaping can double the text, so it is cut again, escaped, to the room left.
+    const escaped = escapeInline(truncate(description, DESCRIPTION_MAX));
+    lines.push(`> ${truncate(escaped, room)}`);
   }
-  return lines.join('\n');
+  return truncateMarkdown(lines.join('\n'), max);
 }
+
+/** How an admin makes their own filter usable: the bot looks filters up anonymously, as anyone would. */
+const MAKE_IT_PUBLIC = 'make it public on the site (Filters \u2192 edit the filter \u2192 tick "public")';
 
 /**
- * Whether filter `id` is one of the key owner's own. A board that refuses the list (no key, or a key it
- * does not take: 403) means no; any other failure (busy, down, an unreadable answer) is thrown, so the
- * admin is told that rather than that the filter is private.
+ * The filter if the bot may use it on `site`: a system or a public one. The bot asks without the API key,
+ * so the key owner's private filters look like anyone else's: not there (the board answers 404). An admin
+ * can neither use the owner's private filters nor read them by trying ids.
  */
-async function ownedByKeyOwner(id: number, client: PhilomenaClient, logger: Logger): Promise<boolean> {
-  try {
-    const own = await client.userFilters({ perPage: PER_PAGE_MAX });
-    return own.items.some((f) => f.id === id);
-  } catch (error) {
-    if (!(error instanceof ForbiddenError)) throw error;
-    logger.info({ err: error, filterId: id }, "the site refused the list of the key owner's filters");
-    return false;
-  }
-}
-
-/** The filter if the bot may use it on `site`: system or public, or one of the key owner's own. */
 async function usableFilter(id: number, site: Site, context: CommandContext): Promise<Filter> {
-  const client = context.registry.client(site);
   let filter: Filter;
   try {
-    filter = await client.filter(id);
+    filter = await context.registry.client(site).filter(id);
   } catch (error) {
     if (error instanceof NotFoundError) {
-      throw new UserFacingError(`${escapeMarkdown(site.name)} has no filter ${id} that the bot can see.`);
+      throw new UserFacingError(
+        `${escapeMarkdown(site.name)} has no public filter ${id}. If it is your own private filter, ${MAKE_IT_PUBLIC} and try again, or pick a system or public filter.`,
+      );
     }
     throw error;
   }
   if (filter.system || filter.public) return filter;
-  // A private filter can only be seen with the key of its owner, which only the default site gets.
-  if (site.id === context.sites.defaultSite.id && (await ownedByKeyOwner(id, client, context.logger))) {
-    return filter;
-  }
-  throw new UserFacingError(
-    `Filter ${id} is private: make it public on ${escapeMarkdown(site.name)}, or pick a system or public filter.`,
-  );
+  // A board that shows a private filter anyway still does not get it used, nor shown.
+  throw new UserFacingError(`Filter ${id} is private: ${MAKE_IT_PUBLIC}, or pick a system or public filter.`);
 }
 
+/**
+ * Every reply fits Discord's 2,000 characters: past it Discord refuses the whole message, and the admin
+ * would read "Something went wrong" about a setting that was in fact saved.
+ */
 async function reply(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
-  await interaction.editReply({ content, embeds: [], components: [], allowedMentions: NO_MENTIONS });
+  await interaction.editReply({
+    content: truncateMarkdown(content, MESSAGE_CONTENT_MAX),
+    embeds: [],
+    components: [],
+    allowedMentions: NO_MENTIONS,
+  });
 }
 
 async function show(interaction: ChatInputCommandInteraction, context: CommandContext, guildId: string) {
@@ -176,15 +193,21 @@ async function show(interaction: ChatInputCommandInteraction, context: CommandCo
     lines.push(`Filter: the site's default filter.`);
   } else {
     const own = record.filters[site.id] !== undefined;
+    const label = `Filter${own ? '' : ' (the bot default)'}`;
     try {
       const client = context.registry.client(site);
       const filter = await client.filter(filterId);
+      if (!filter.system && !filter.public) throw new NotFoundError('a private filter', { site: site.id });
       const names = await filterTagNames(client, filter, context.logger);
-      lines.push(`Filter${own ? '' : ' (the bot default)'}:`, describeFilter(filter, site, names));
+      lines.push(`${label}:`, describeFilter(filter, site, names));
     } catch (error) {
       context.logger.info({ err: error, filterId }, 'could not read the filter for /settings show');
+      // A private filter set before the bot stopped lending its key (or one deleted since): the board
+      // ignores a filter_id the bot cannot see and applies its default, so say that, and nothing more.
       lines.push(
-        `Filter: ${filterId}${own ? '' : ' (the bot default)'} (the site did not describe it just now).`,
+        error instanceof NotFoundError
+          ? `${label}: ${filterId}, which is not public (private or deleted), so the site applies its default filter instead. Pick a system or public filter with /settings filter, or ${MAKE_IT_PUBLIC}.`
+          : `${label}: ${filterId} (the site did not describe it just now).`,
       );
     }
   }

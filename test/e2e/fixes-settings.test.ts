@@ -10,11 +10,10 @@ import { commandBodies, commandsHash } from '../../src/bot/registration.js';
 import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.js';
 import type { Filter } from '../../src/philomena/schemas.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
-import { FILTER_IDS } from '../fakes/philomena/index.js';
+import { FAKE_KEY, FILTER_IDS } from '../fakes/philomena/index.js';
 import { startHarness, type Harness } from './harness.js';
-import { setServerFilter } from '../support/board.js';
+import { API, setServerFilter } from '../support/board.js';
 
-const API = '/api/v1/json';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
@@ -27,6 +26,26 @@ async function setFilter(filterId: number): Promise<string> {
   return (await setServerFilter(h, filterId)).content;
 }
 
+/**
+ * From now on the board answers `/filters/:id` with the filter `from` as the key owner sees it, changed by
+ * `change` (a filter only the owner can read, made public; or one with hostile text). `id` must be one the
+ * bot has not looked up yet: its answer would come from the cache.
+ */
+async function answerFilterAs(
+  harness: Harness,
+  id: number,
+  change: (filter: Filter) => Filter,
+  from: number = FILTER_IDS.ownedPrivate,
+): Promise<void> {
+  const response = await fetch(`${harness.booru.url}${API}/filters/${from}?key=${FAKE_KEY}`);
+  const { filter } = (await response.json()) as { filter: Filter };
+  harness.booru.inject({
+    fault: { kind: 'status', status: 200, body: JSON.stringify({ filter: { ...change(filter), id } }) },
+    path: `${API}/filters/${id}`,
+    times: 100,
+  });
+}
+
 describe('/settings filter through the bot', () => {
   it('GIVEN the Default filter THEN the reply names the hidden and the spoilered tags', async () => {
     const content = await setFilter(FILTER_IDS.default);
@@ -35,6 +54,9 @@ describe('/settings filter through the bot', () => {
   });
 
   it('GIVEN a filter with complex rules THEN they are shown in code blocks next to the named tags, and /settings show agrees', async () => {
+    // The key owner's filter, as the board shows it once the owner made it public (the bot looks filters up
+    // without the key, so a private one is refused: review-settings-filter.test.ts).
+    await answerFilterAs(h, FILTER_IDS.ownedPrivate, (filter) => ({ ...filter, public: true }));
     const content = await setFilter(FILTER_IDS.ownedPrivate);
     expect(content).toContain(
       'Hides 3 tags and 1 complex rule: explicit, grotesque, hidden test tag.\n```\nscore.lte:-10\n```',
@@ -177,5 +199,54 @@ describe('siteChoices and the registered data', () => {
     const hashOf = (site: typeof custom) => commandsHash(commandBodies(allCommands({ defaultSite: site })));
     expect(hashOf(custom)).not.toBe(hashOf(other));
     expect(hashOf(custom)).toBe(hashOf(custom));
+  });
+});
+
+/** A public filter the local board does not have: its answer is made up by the test. */
+const HOSTILE_FILTER_ID = 4243;
+
+describe('/settings replies within Discord\u2019s 2,000 characters (review L3)', () => {
+  const hostile = (n: number) =>
+    Array.from({ length: n }, (_, i) => `**_~~\`[x](https://e.test/${i})\`~~_**||@everyone||`).join(' ');
+  // A harness of its own: the board faults of the tests above may have opened the site's breaker.
+  let own: Harness;
+  beforeAll(async () => {
+    own = await startHarness();
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('GIVEN a filter whose name and description are long and full of Markdown THEN /settings filter confirms the saved filter within the limit, and /settings show too', async () => {
+    await answerFilterAs(own, HOSTILE_FILTER_ID, (filter) => ({
+      ...filter,
+      public: true,
+      name: hostile(12),
+      description: hostile(40),
+      hidden_complex: Array.from({ length: 8 }, (_, i) => `rule ${i} ${'y'.repeat(90)}`).join('\r\n'),
+      spoilered_complex: Array.from({ length: 8 }, (_, i) => `rule ${i} ${'z'.repeat(90)}`).join('\r\n'),
+    }));
+    const set = await setServerFilter(own, HOSTILE_FILTER_ID);
+    expect(set.content).toMatch(/^Filter set for /);
+    expect(set.content.length).toBeLessThanOrEqual(MESSAGE_CONTENT_MAX);
+    expect(set.content).not.toContain('@everyone||');
+    expect(await own.store.get(`settings:guild:${own.discord.guild.id}`)).toMatchObject({
+      filters: { [own.config.site.id]: HOSTILE_FILTER_ID },
+    });
+    // Every code block is whole: opened and closed by the bot.
+    expect((set.content.match(/```/g) ?? []).length % 2).toBe(0);
+
+    const show = await own.discord
+      .sendCommand({
+        name: 'settings',
+        subcommand: 'show',
+        channel: 'plain',
+        userId: own.discord.guild.ownerId,
+      })
+      .finalReply();
+    expect(show.content).toMatch(/^Site: /);
+    expect(show.content).toContain(`filter ${HOSTILE_FILTER_ID} on`);
+    expect(show.content.length).toBeLessThanOrEqual(MESSAGE_CONTENT_MAX);
+    expect(own.discord.violations).toEqual([]);
   });
 });

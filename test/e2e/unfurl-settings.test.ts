@@ -170,17 +170,20 @@ describe('/settings', () => {
     expect(await t.store.get(`settings:guild:${t.discord.guild.id}`)).toBeUndefined();
   });
 
-  it('GIVEN the owner sets filters THEN the reply describes them, /settings show agrees, and the bot\u2019s own private filter is accepted', async () => {
+  it('GIVEN the owner sets filters THEN the reply describes them, /settings show agrees, and the bot\u2019s own private filter is refused (review H1)', async () => {
     const t = await harness();
     const set = await setServerFilter(t, FILTER_IDS.public);
     expect(set.content).toContain('No dark stuff');
     expect(set.content).toMatch(/Spoilers 0 tags and 1 complex rule/);
+    // The key owner's private filter is looked up without the key, like anyone's: not found, not shown.
     const own = await setServerFilter(t, FILTER_IDS.ownedPrivate);
-    expect(own.content).toContain('Bot owner filter');
+    expect(own.content).toMatch(/make it public/);
+    expect(own.content).not.toContain('Bot owner filter');
     const show = await replyOf(
       t.discord.sendCommand({ name: 'settings', subcommand: 'show', channel: 'plain', userId: owner(t) }),
     );
-    expect(show.content).toContain('Bot owner filter');
+    expect(show.content).toContain('No dark stuff');
+    expect(show.content).not.toContain('Bot owner filter');
   });
 
   it('GIVEN a filter set THEN every board call of that server carries it, and it survives a restart', async () => {
