@@ -28,6 +28,7 @@ const stateSchema = z.object({
  */
 export const REVERSE_MAX_BYTES = Math.min(25_000_000, BOARD_UPLOAD_MAX_BYTES);
 const RESULTS_LIMIT = 10;
+export const UPLOAD_TIMED_OUT_TEXT = 'Sending that picture to the site took too long. Try again.';
 
 interface ReversePage {
   readonly site: Site;
@@ -112,12 +113,21 @@ export async function answerReverseSearch(
 ): Promise<void> {
   const site = context.view.site;
   const kind = 'url' in input ? 'url' : 'file';
-  const results = await context.reverseGate.run(interaction.user.id, kind, () =>
-    context.registry.client(site).reverseSearch(input, {
-      limit: RESULTS_LIMIT,
-      ...(distance === undefined ? {} : { distance }),
-    }),
-  );
+  const results = await context.reverseGate
+    .run(interaction.user.id, kind, () =>
+      context.registry.client(site).reverseSearch(input, {
+        limit: RESULTS_LIMIT,
+        ...(distance === undefined ? {} : { distance }),
+      }),
+    )
+    .catch((error: unknown) => {
+      // An upload whose attempt timed out while the file was still coming from Discord: the transport
+      // passes the source's timeout on as it is (not the site's fault, so not a SiteUnavailableError).
+      if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+        throw new UserFacingError(UPLOAD_TIMED_OUT_TEXT, { cause: error });
+      }
+      throw error;
+    });
   // Deleted images come back as stubs: they are not a source anyone can look at.
   const ids = results.items.filter((image) => image.kind === 'image').map((image) => image.id);
   if (ids.length === 0) {

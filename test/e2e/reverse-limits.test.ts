@@ -3,8 +3,11 @@
  * (review M3, M4): with `/reverse url:` the board downloads the member's URL, so a slow URL must not open
  * the site's circuit breaker for every server, and each member has one reverse search in flight at most.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONE_AT_A_TIME_TEXT } from '../../src/bot/reverse-gate.js';
+import { UPLOAD_TIMED_OUT_TEXT } from '../../src/bot/reverse-results.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { API, boardCalls } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';
@@ -12,13 +15,26 @@ import { outcome } from '../support/waiting.js';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
+let files: Server;
+let stalledUrl: string;
 beforeAll(async () => {
   // The board answers reverse searches after 1.5 s, as if the member's URL trickled in; the bot gives a
   // reverse search by URL 300 ms here (20 s in production).
-  h = await startHarness({ registry: { transport: { reverseUrlTimeoutMs: 300 } } });
+  h = await startHarness({
+    registry: { transport: { reverseUrlTimeoutMs: 300, attemptTimeoutMs: 600, maxAttempts: 1 } },
+  });
   h.booru.inject({ fault: { kind: 'latency', ms: 1500 }, path: `${API}/search/reverse` });
+  // An attachment host (the local Discord's address) that sends the headers and one byte, then stalls.
+  files = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.write(Buffer.from([0x89]));
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', () => resolve()));
+  stalledUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/attachments/1/2/pic.png`;
 });
 afterAll(async () => {
+  files.closeAllConnections();
+  await new Promise<void>((resolve) => files.close(() => resolve()));
   await h.close();
 });
 
@@ -57,5 +73,34 @@ describe('reverse search by URL', () => {
     expect(second.kind).toBe('error');
     expect(second.message.content).toBe(ONE_AT_A_TIME_TEXT);
     expect((await outcome(h.discord, first)).kind).toBe('error');
+  });
+});
+
+describe('reverse search by file', () => {
+  it('GIVEN the attachment stalling mid-download THEN the member is told the upload took too long, nothing is logged as a fault, and the breaker is untouched', async () => {
+    const from = h.logLines().length;
+    const reply = await h.discord
+      .sendMessageCommand({
+        name: 'Find source',
+        channel: 'plain',
+        targetMessage: {
+          content: 'source?',
+          attachments: [
+            {
+              id: '1',
+              filename: 'pic.png',
+              url: stalledUrl,
+              proxy_url: stalledUrl,
+              size: 100,
+              content_type: 'image/png',
+            },
+          ],
+        },
+      })
+      .finalReply();
+    expect(reply.content).toBe(UPLOAD_TIMED_OUT_TEXT);
+    const lines = h.logLines().slice(from);
+    expect(lines.filter((line) => typeof line['level'] === 'number' && line['level'] >= 50)).toEqual([]);
+    expect(h.registry.clients().map((client) => client.stats().breaker)).not.toContain('open');
   });
 });
