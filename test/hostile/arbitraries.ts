@@ -212,3 +212,85 @@ function makeLookAlikes(host: string): fc.Arbitrary<string> {
     label.map((l) => `${l}.${host.split(':')[0] ?? host}.test`),
   );
 }
+
+/**
+ * Shapes of board text that are worst cases for a Markdown scanner, each made at any length `n`: runs of
+ * closing brackets or punctuation after a URL in every link form the renderer knows (bare, `www.`,
+ * Markdown, Textile, autolink), long runs of openers, unclosed markers of every kind, and line shapes
+ * that make a backtracking regex retry. Descriptions on the board reach 50,000 characters; a shape that
+ * costs more than linear time in its length stalls the bot for everyone (security review H2).
+ */
+export const PATHOLOGICAL_SHAPES: readonly { readonly name: string; readonly make: (n: number) => string }[] =
+  [
+    { name: 'URL then )', make: (n) => fill('https://a.bc/', ')', n) },
+    { name: 'www. then )', make: (n) => fill('www.a.bc/', ')', n) },
+    { name: 'Textile link then )', make: (n) => fill('"text":https://a.bc/', ')', n) },
+    { name: 'Markdown link then )', make: (n) => fill('[text](https://a.bc/', ')', n) },
+    { name: 'autolink then )', make: (n) => `${fill('<https://a.bc/', ')', n - 1)}>` },
+    { name: 'URL then .', make: (n) => fill('https://a.bc/', '.', n) },
+    { name: 'URL then ]', make: (n) => fill('https://a.bc/', ']', n) },
+    { name: 'URL then ).', make: (n) => fill('https://a.bc/', ').', n) },
+    { name: 'URL in ( then )', make: (n) => `${'('.repeat(n / 4)}https://a.bc/${')'.repeat(n)}`.slice(0, n) },
+    { name: 'URL then ( )', make: (n) => fill('https://a.bc/', '()', n) },
+    { name: 'URLs each then )', make: (n) => fill('', 'https://a.bc/) ', n) },
+    { name: 'URLs glued', make: (n) => fill('', 'https://', n) },
+    { name: '[ run', make: (n) => '['.repeat(n) },
+    { name: '( run', make: (n) => '('.repeat(n) },
+    { name: '] run', make: (n) => ']'.repeat(n) },
+    { name: '[a]( repeated', make: (n) => fill('', '[a](', n) },
+    { name: '[a]( then ( run', make: (n) => fill('[a](', '(', n) },
+    { name: '![ repeated', make: (n) => fill('', '![', n) },
+    { name: '[[]] nested', make: (n) => `${'['.repeat(n / 2)}${']'.repeat(n / 2)}` },
+    { name: '*a repeated', make: (n) => fill('', '*a', n) },
+    { name: '** repeated', make: (n) => '*'.repeat(n) },
+    { name: '_x repeated', make: (n) => fill('', '_x', n) },
+    { name: '|| repeated', make: (n) => '|'.repeat(n) },
+    { name: '~~a repeated', make: (n) => fill('', '~~a', n) },
+    { name: 'nested emphasis', make: (n) => fill('', '**_~~||', n) },
+    { name: 'emphasis then backtick run', make: (n) => fill('*a', '`', n) },
+    { name: 'emphasis around backticks', make: (n) => `${fill('*a', ' `', n - 2)}a*` },
+    { name: 'backtick runs shrinking', make: (n) => shrinkingRuns('`', n) },
+    { name: 'backtick run', make: (n) => '`'.repeat(n) },
+    { name: '[spoiler] repeated', make: (n) => fill('', '[spoiler]', n) },
+    { name: '[== repeated', make: (n) => fill('', '[==', n) },
+    { name: 'Textile "a": repeated', make: (n) => fill('', '"a":', n) },
+    { name: 'Textile quotes', make: (n) => fill('', `"${'a'.repeat(290)}`, n) },
+    { name: 'Textile !/ repeated', make: (n) => fill('', '!/', n) },
+    { name: '< repeated', make: (n) => fill('', '<https://a', n) },
+    { name: 'HTML tag opener run', make: (n) => fill('', '<a ', n) },
+    { name: 'entities', make: (n) => fill('', '&#x1F600', n) },
+    { name: '>>1 repeated', make: (n) => fill('', '>>1 ', n) },
+    { name: 'backslash run', make: (n) => '\\'.repeat(n) },
+    { name: 'heading then spaces', make: (n) => `${fill('# a', ' ', n - 1)}b` },
+    { name: 'spaces then x', make: (n) => `${' '.repeat(n - 1)}x` },
+    { name: 'table rule shapes', make: (n) => fill(' ', '|---', n) },
+    { name: 'rule then x', make: (n) => `${fill('', '- ', n - 1)}x` },
+    { name: 'quotes nested', make: (n) => fill('', '> ', n) },
+    { name: 'lines of URL then )', make: (n) => fill('', 'https://a.bc/)))))\n', n) },
+    { name: 'http:// run', make: (n) => fill('', 'http://', n) },
+  ];
+
+/** `head` then `unit` repeated, exactly `n` characters. */
+function fill(head: string, unit: string, n: number): string {
+  return (head + unit.repeat(Math.ceil(Math.max(0, n - head.length) / unit.length))).slice(0, n);
+}
+
+/** Runs of `c` of decreasing length (each without a closer of its own length after it), `n` characters. */
+function shrinkingRuns(c: string, n: number): string {
+  let text = '';
+  for (let run = Math.floor(Math.sqrt(2 * n)); run > 0 && text.length < n; run -= 1)
+    text += `${c.repeat(run)} `;
+  return text.padEnd(n, 'a').slice(0, n);
+}
+
+/** A pathological shape at a length up to `maxLength`, sometimes inside ordinary hostile text. */
+export function pathologicalText(maxLength: number): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.constantFrom(...PATHOLOGICAL_SHAPES),
+      fc.integer({ min: 1, max: maxLength }),
+      hostileText(3),
+      hostileText(3),
+    )
+    .map(([shape, n, before, after]) => cutWithin(`${before}${shape.make(n)}${after}`, maxLength));
+}
