@@ -7,6 +7,7 @@
  * description until revealed; deleted and merged images get a stub card. Board text is escaped and
  * mention-proof, every URL is https (through urls.ts), and the card fits Discord's limits by itself.
  */
+import { createHash } from 'node:crypto';
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { HiddenImage, Image, VisibleImage } from '../../philomena/schemas.js';
 import type { Site } from '../../philomena/sites.js';
@@ -48,6 +49,8 @@ export interface CardContext {
   readonly reveal?: boolean;
   /** Appended to the footer, e.g. "3 of 120". */
   readonly footerExtra?: string;
+  /** Where rendered descriptions are kept; the module's shared memo when not given. */
+  readonly descriptions?: DescriptionMemo;
 }
 
 export interface ImageCard {
@@ -151,11 +154,39 @@ export function creditLine(image: VisibleImage, site: Site, max: number): string
   return truncateMarkdown(creditField(image, site).value.replaceAll('\n', ' · '), max);
 }
 
-/** Every source in one line, as many as fit in `max`, or "no source given". */
-export function sourceLine(image: VisibleImage, max: number): string {
-  const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+function sourcesOf(image: VisibleImage): string[] {
+  return image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+}
+
+/**
+ * Where an image may not be shown, only sources that are links are listed: any other source is free
+ * text of the uploader's (up to 200 characters each), which could say what the picture shows.
+ */
+function listedSources(entries: readonly string[], linksOnly: boolean): string[] {
+  return linksOnly ? entries.filter((source) => sourceLink(source) !== null) : [...entries];
+}
+
+function onImagePage(n: number): string {
+  return `… and ${n} more on the image page`;
+}
+
+/** "1 source on the image page": every source was left out here. */
+function allOnImagePage(n: number): string {
+  return `${n} ${n === 1 ? 'source' : 'sources'} on the image page`;
+}
+
+/**
+ * Every source in one line, as many as fit in `max`, or "no source given". With `linksOnly` (an image
+ * that may not be shown here), sources that are not links are counted, not shown.
+ */
+export function sourceLine(image: VisibleImage, max: number, linksOnly = false): string {
+  const entries = sourcesOf(image);
   if (entries.length === 0) return 'no source given';
-  return joinWithin(entries.map(sourceEntry), ' · ', max, (n) => `… and ${n} more on the image page`).text;
+  const listed = listedSources(entries, linksOnly);
+  const left = entries.length - listed.length;
+  if (listed.length === 0) return allOnImagePage(left);
+  const shown = left === 0 ? listed.map(sourceEntry) : [...listed.map(sourceEntry), onImagePage(left)];
+  return joinWithin(shown, ' · ', max, (n) => onImagePage(left === 0 ? n : n - 1 + left)).text;
 }
 
 /** A source as shown: an https link, or (not an http(s) URL) escaped plain text. */
@@ -168,23 +199,37 @@ export function sourceEntry(source: string): string {
 
 const SOURCE_FIELDS_MAX = 3;
 
-/** Every source, over up to three fields; "no source given" when there is none. */
-function sourceFields(image: VisibleImage): APIEmbedField[] {
-  const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+/**
+ * Every source, over up to three fields; "no source given" when there is none. With `linksOnly`, only
+ * the sources that are links (see {@link listedSources}); the others are counted "on the image page".
+ */
+function sourceFields(image: VisibleImage, linksOnly = false): APIEmbedField[] {
+  const entries = sourcesOf(image);
   if (entries.length === 0) return [{ name: 'Source', value: 'no source given' }];
-  const shown = entries.map(sourceEntry);
+  const firstName = entries.length === 1 ? 'Source' : 'Sources';
+  const listed = listedSources(entries, linksOnly);
+  const left = entries.length - listed.length;
+  if (listed.length === 0) return [{ name: firstName, value: allOnImagePage(left) }];
+  const shown = listed.map(sourceEntry);
+  // Room kept in every field for the closing "… and N more" line that counts the sources left out.
+  const tail = left === 0 ? 0 : `\n${onImagePage(entries.length)}`.length;
   const fields: APIEmbedField[] = [];
   let next = 0;
   while (next < shown.length && fields.length < SOURCE_FIELDS_MAX) {
     const last = fields.length === SOURCE_FIELDS_MAX - 1;
     const rest = shown.slice(next);
     const packed = last
-      ? joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX, (n) => `… and ${n} more on the image page`)
-      : joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX, () => '');
+      ? joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX - tail, (n) => onImagePage(n + left))
+      : joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX - tail, () => '');
     const value = last ? packed.text : packed.text.replace(/\n$/, '');
-    const name = fields.length > 0 ? 'Sources (continued)' : entries.length === 1 ? 'Source' : 'Sources';
-    fields.push({ name, value: value === '' ? (shown[next] ?? '').slice(0, EMBED_FIELD_VALUE_MAX) : value });
+    const name = fields.length > 0 ? 'Sources (continued)' : firstName;
+    const cut = (shown[next] ?? '').slice(0, EMBED_FIELD_VALUE_MAX - tail);
+    fields.push({ name, value: value === '' ? cut : value });
     next += Math.max(1, packed.shown);
+  }
+  const final = fields.at(-1);
+  if (left > 0 && final !== undefined && next >= shown.length) {
+    fields[fields.length - 1] = { ...final, value: `${final.value}\n${onImagePage(left)}` };
   }
   return fields;
 }
@@ -315,6 +360,61 @@ function fitOne(embed: APIEmbed): APIEmbed {
 /** Room for the description once the rest of the card is counted, kept readable. */
 const DESCRIPTION_MAX = 1800;
 
+/**
+ * Rendered descriptions, so that a card seen again (the same link unfurled in several servers, paging
+ * back and forth, Reveal) costs a lookup instead of a parse of uploader-written text (security review
+ * H2). A rendering depends only on the description, the site and the room it was cut to, so it is the
+ * same for every server and channel and a shared one reveals nothing; the gates decide before it is
+ * asked whether a description shows at all.
+ */
+export interface DescriptionMemo {
+  /** The description of `image` rendered for `site` within `room`: remembered, or `render()`ed now. */
+  get(image: VisibleImage, site: Site, room: number, render: () => string): string;
+  /** Renderings kept, never more than the capacity. */
+  readonly size: number;
+}
+
+/** Enough for every image on a busy bot's screens at once; at most ~4 KB each, so ~8 MB in all. */
+export const DESCRIPTION_MEMO_MAX = 2_000;
+
+/**
+ * A least-recently-used memo of at most `capacity` renderings, keyed by site, image id, `updated_at` and
+ * room. Each entry also holds a digest of the description it was made from and is used only when it
+ * matches: a board that edits a description without touching `updated_at` (a fork, a fake) still gets
+ * the new text, and only the digest is kept, never a copy of a description of any length.
+ */
+export function createDescriptionMemo(capacity = DESCRIPTION_MEMO_MAX): DescriptionMemo {
+  const entries = new Map<string, { readonly digest: string; readonly text: string }>();
+  return {
+    get(image, site, room, render) {
+      const key = [site.id, site.baseUrl, image.id, image.updated_at, room].join('\u0000');
+      // UTF-16 in, so descriptions differing only in lone surrogates do not share a digest.
+      const digest = createHash('sha256').update(image.description, 'utf16le').digest('base64url');
+      const kept = entries.get(key);
+      entries.delete(key);
+      const entry = kept !== undefined && kept.digest === digest ? kept : { digest, text: render() };
+      // Map order is insertion order: re-inserting makes this the most recently used.
+      entries.set(key, entry);
+      if (entries.size > capacity) {
+        const oldest = entries.keys().next();
+        if (oldest.done !== true) entries.delete(oldest.value);
+      }
+      return entry.text;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
+
+/**
+ * Used by cards whose context brings no memo of its own. Module-level on purpose: cards are built by
+ * commands, unfurls and buttons alike, and one memo serves them all without each caller threading it
+ * through; it is bounded (DESCRIPTION_MEMO_MAX), and tests or a caller that wants its own pass one in
+ * `CardContext.descriptions`.
+ */
+const sharedDescriptions = createDescriptionMemo();
+
 export function imageCard(image: Image, ctx: CardContext): ImageCard {
   if (image.kind === 'hidden') return stubCard(image, ctx);
   const { site } = ctx;
@@ -335,7 +435,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
         ratings.size === 0
           ? 'This image has no rating tag, so it can only be shown in age-restricted channels.'
           : `This image is rated **${escapeInline(ratingWords(ratings))}**: it can only be shown in age-restricted channels.`,
-      fields: [creditField(image, site), ...sourceFields(image), rating],
+      fields: [creditField(image, site), ...sourceFields(image, true), rating],
     };
     return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false };
   }
@@ -365,7 +465,13 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
 
   const notice = processing ? 'Still processing: the picture is not ready yet.' : '';
   const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
-  const text = room > 40 ? truncateMarkdown(boardMarkdownToDiscord(image.description, site), room) : '';
+  const descriptions = ctx.descriptions ?? sharedDescriptions;
+  const text =
+    room > 40 && image.description.trim() !== ''
+      ? descriptions.get(image, site, room, () =>
+          truncateMarkdown(boardMarkdownToDiscord(image.description, site), room),
+        )
+      : '';
   const description = [notice, text].filter((part) => part !== '').join('\n\n');
   if (description !== '') embed.description = description;
   return { embed: fitOne(embed), gate: processing ? 'processing' : 'full', revealable: false };

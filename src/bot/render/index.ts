@@ -1,11 +1,13 @@
 /** The pure renderers of the bot: cards, Markdown, Discord limits, allowed mentions. */
 export {
+  createDescriptionMemo,
   imageCard,
   pictureOf,
   ratingColour,
   ratingWords,
   sourceEntry,
   type CardContext,
+  type DescriptionMemo,
   type Gate,
   type ImageCard,
 } from './image-card.js';

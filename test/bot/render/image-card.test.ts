@@ -1,6 +1,12 @@
 import type { APIEmbed } from 'discord.js';
-import { describe, expect, it } from 'vitest';
-import { imageCard, type CardContext, type Gate } from '../../../src/bot/render/image-card.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  createDescriptionMemo,
+  imageCard,
+  type CardContext,
+  type DescriptionMemo,
+  type Gate,
+} from '../../../src/bot/render/image-card.js';
 import { NO_MENTIONS } from '../../../src/bot/render/mentions.js';
 import { messageLimitIssues, schemaIssues } from '../../fakes/discord/validate.js';
 import {
@@ -11,7 +17,12 @@ import {
   EMBEDS_TOTAL_MAX,
   embedLength,
 } from '../../../src/bot/render/limits.js';
-import { hiddenImageSchema, visibleImageSchema, type Image } from '../../../src/philomena/schemas.js';
+import {
+  hiddenImageSchema,
+  visibleImageSchema,
+  type Image,
+  type VisibleImage,
+} from '../../../src/philomena/schemas.js';
 import { knownSite, resolveSite, type Site } from '../../../src/philomena/sites.js';
 
 const derpi = knownSite('derpibooru');
@@ -505,4 +516,132 @@ describe('imageCard against Discord’s own schema', () => {
       expect([...schemaIssues('MessageCreateRequest', body), ...messageLimitIssues(body)]).toEqual([]);
     },
   );
+});
+
+describe('imageCard sources on a rating-restricted card (review L5)', () => {
+  const explicit = (sources: string[]): Image => image({ tags: ['explicit', 'artist:x'], sources });
+  const sourceText = (embed: APIEmbed): string =>
+    (embed.fields ?? [])
+      .filter((f) => f.name.startsWith('Source'))
+      .map((f) => f.value)
+      .join('\n');
+
+  it.each([
+    [
+      ['https://a.test/1', 'my lewd words', 'http://b.test/2'],
+      '<https://a.test/1>\n<https://b.test/2>\n… and 1 more on the image page',
+    ],
+    [['my lewd words'], '1 source on the image page'],
+    [['my lewd words', 'javascript:lewd()', 'https://real.test@lewd.test/'], '3 sources on the image page'],
+    [['https://a.test/1'], '<https://a.test/1>'],
+    [[], 'no source given'],
+  ])('GIVEN sources %j in a plain channel THEN only the links show: %j', (sources, value) => {
+    const card = imageCard(explicit(sources), ctx({ ageRestricted: false }));
+    expect(card.gate).toBe('rating-restricted');
+    expect(sourceText(card.embed)).toBe(value);
+    expect(allText(card.embed)).not.toContain('lewd');
+  });
+
+  it('GIVEN the same sources in an age-restricted channel THEN every source shows, text too', () => {
+    const card = imageCard(explicit(['https://a.test/1', 'my lewd words']), ctx({ ageRestricted: true }));
+    expect(card.gate).toBe('full');
+    expect(sourceText(card.embed)).toBe('<https://a.test/1>\nmy lewd words');
+  });
+
+  it('GIVEN hundreds of link and text sources THEN the links fill the fields, every left-out source is counted, and the card fits', () => {
+    const links = Array.from({ length: 150 }, (_, i) => `https://source-${i}.example.test/a/long/page/${i}`);
+    const texts = Array.from({ length: 50 }, (_, i) => `lewd text ${i}`);
+    const card = imageCard(explicit([...texts, ...links]), ctx({ ageRestricted: false }));
+    const shown = sourceText(card.embed);
+    expect(shown).not.toContain('lewd');
+    const listed = shown.split('\n').filter((line) => line.startsWith('<https://')).length;
+    const more = Number(/… and (\d+) more on the image page$/.exec(shown)?.[1]);
+    expect(listed + more).toBe(200);
+    expectWithinLimits(card.embed);
+  });
+
+  it('GIVEN links that exactly fill the fields and a text source THEN the text source is still counted', () => {
+    for (let count = 1; count <= 40; count += 1) {
+      const links = Array.from({ length: count }, (_, i) => `https://s${i}.test/${'p'.repeat(400)}`);
+      const card = imageCard(explicit([...links, 'lewd text']), ctx({ ageRestricted: false }));
+      const shown = sourceText(card.embed);
+      const listed = shown.split('\n').filter((line) => line.startsWith('<https://')).length;
+      const more = Number(/… and (\d+) more on the image page$/.exec(shown)?.[1]);
+      expect(listed + more).toBe(count + 1);
+      expectWithinLimits(card.embed);
+    }
+  });
+});
+
+describe('imageCard description memo (review H2)', () => {
+  it('GIVEN a card built twice with a memo THEN the description is rendered once and the cards are equal', () => {
+    const descriptions = createDescriptionMemo();
+    const img = image({ description: 'A **nice** picture, https://a.test/))))' });
+    const first = imageCard(img, ctx({ descriptions }));
+    expect(descriptions.size).toBe(1);
+    expect(imageCard(img, ctx({ descriptions }))).toEqual(first);
+    expect(descriptions.size).toBe(1);
+    expect(first.embed.description).toBe('A **nice** picture, <https://a.test/>))))');
+  });
+
+  it('GIVEN a memo that knows the description THEN the card shows what it remembers, not a new rendering', () => {
+    const remembered: DescriptionMemo = { get: () => 'remembered text', size: 1 };
+    const card = imageCard(image({ description: 'fresh text' }), ctx({ descriptions: remembered }));
+    expect(card.embed.description).toBe('remembered text');
+  });
+
+  it.each([
+    ['a rating-restricted card', image({ tags: ['explicit'] }), ctx({ ageRestricted: false })],
+    ['a spoilered card', image({ spoilered: true }), ctx()],
+    ['an image without a description', image({ description: '  ' }), ctx()],
+  ])('GIVEN %s THEN the memo is not asked', (_name, img, context) => {
+    const get = vi.fn(() => 'x');
+    imageCard(img, { ...context, descriptions: { get, size: 0 } });
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  const version = (fields: Record<string, unknown> = {}): VisibleImage => {
+    const img = image({ description: 'text' });
+    if (img.kind !== 'image') throw new Error('visible image expected');
+    return { ...img, ...fields };
+  };
+
+  it('GIVEN the same image, site and room THEN the memo renders once; a new version, description, room or site renders again', () => {
+    const memo = createDescriptionMemo(10);
+    const render = vi.fn(() => 'rendered');
+    const other = resolveSite('https://other-booru.test');
+    memo.get(version(), site, 100, render);
+    memo.get(version(), site, 100, render);
+    expect(render).toHaveBeenCalledTimes(1);
+    memo.get(version({ updated_at: '2025-01-01T00:00:00.000Z' }), site, 100, render);
+    memo.get(version({ description: 'edited without a new updated_at' }), site, 100, render);
+    memo.get(version(), site, 200, render);
+    memo.get(version(), other, 100, render);
+    memo.get(version({ id: 1 }), site, 100, render);
+    expect(render).toHaveBeenCalledTimes(6);
+  });
+
+  it('GIVEN more images than it holds THEN the memo stays at its capacity and forgets the least recently used', () => {
+    const memo = createDescriptionMemo(2);
+    const render = vi.fn(() => 'rendered');
+    memo.get(version({ id: 1 }), site, 100, render);
+    memo.get(version({ id: 2 }), site, 100, render);
+    memo.get(version({ id: 1 }), site, 100, render); // 1 is now the most recently used
+    memo.get(version({ id: 3 }), site, 100, render); // 2 goes
+    expect(memo.size).toBe(2);
+    expect(render).toHaveBeenCalledTimes(3);
+    memo.get(version({ id: 1 }), site, 100, render);
+    expect(render).toHaveBeenCalledTimes(3);
+    memo.get(version({ id: 2 }), site, 100, render);
+    expect(render).toHaveBeenCalledTimes(4);
+    for (let id = 10; id < 1_000; id += 1) memo.get(version({ id }), site, 100, render);
+    expect(memo.size).toBe(2);
+  });
+
+  it('GIVEN no memo in the context THEN the description renders (through the shared memo), the same each time', () => {
+    const img = image({ id: 987_654, description: 'shared *memo*' });
+    const first = imageCard(img, ctx());
+    expect(imageCard(img, ctx())).toEqual(first);
+    expect(first.embed.description).toBe('shared *memo*');
+  });
 });
