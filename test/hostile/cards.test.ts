@@ -4,7 +4,8 @@
  * tags is hostile: mentions, Markdown, masked links to http and javascript:, bidi marks, NUL, zalgo, lone
  * surrogates and very long text. The cards must keep every Discord limit, never hold a mention or an
  * http URL, and keep the rating rule: outside age-restricted channels a non-safe image shows none of its
- * tags, description or picture (markers planted in those fields must not come out).
+ * tags, description or picture (markers planted in those fields must not come out), and of its sources
+ * only the links. A tag card there shows none of the tag's board text or its spoiler image.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +35,10 @@ const RATINGS = ['safe', 'suggestive', 'questionable', 'explicit', 'semi-grimdar
 const TAG_MARK = 'tagmarkq';
 const DESC_MARK = 'descmarkq';
 const PIC_MARK = 'picmarkq';
+/** Planted in sources that are not links (uploader free text): not shown where the image may not be. */
+const SOURCE_MARK = 'srcmarkq';
+/** Planted in a tag's descriptions, aliases and implications: not shown outside age-restricted channels. */
+const TAG_TEXT_MARK = 'tagtextq';
 
 /** The rating rule, written out here rather than imported: the rating set is exactly {safe}. */
 function safeByRule(tags: readonly string[]): boolean {
@@ -82,6 +87,7 @@ const pictureUrl = fc.oneof(
 
 const source = fc.oneof(
   hostileText(6),
+  hostileText(4).map((text) => `${SOURCE_MARK} ${text}`),
   fc.constantFrom(
     'http://evil.test/a',
     'https://real.site@evil.test/x',
@@ -234,6 +240,7 @@ describe('imageCard over hostile board images', () => {
           expect(text).not.toContain(TAG_MARK);
           expect(text).not.toContain(DESC_MARK);
           expect(text).not.toContain(PIC_MARK);
+          expect(text).not.toContain(SOURCE_MARK);
         } else if (img.spoilered && ctx.reveal !== true) {
           expect(card.embed.image).toBeUndefined();
           expect(text).not.toContain(DESC_MARK);
@@ -257,21 +264,22 @@ describe('imageCard over hostile board images', () => {
 });
 
 const slugLike = hostileText(4);
+const markedSlug = hostileText(3).map((text) => `${TAG_TEXT_MARK}${text}`);
 const tagJson = fc.record({
   id: fc.nat(),
   name: hostileTextUpTo(400),
   slug: slugLike,
   aliased_tag: fc.option(slugLike, { nil: null }),
-  aliases: fc.array(slugLike, { maxLength: 40 }),
+  aliases: fc.array(fc.oneof(slugLike, markedSlug), { maxLength: 40 }),
   category: fc.option(fc.oneof(fc.constantFrom('rating', 'origin', 'character', 'oc'), hostileText(2)), {
     nil: null,
   }),
-  description: hostileTextUpTo(6000),
+  description: hostileTextUpTo(6000).map((text) => `${TAG_TEXT_MARK} ${text}`),
   dnp_entries: fc.array(fc.constant({}), { maxLength: 3 }),
   images: fc.integer(),
-  implied_by_tags: fc.array(slugLike, { maxLength: 60 }),
-  implied_tags: fc.array(slugLike, { maxLength: 60 }),
-  short_description: hostileTextUpTo(600),
+  implied_by_tags: fc.array(fc.oneof(slugLike, markedSlug), { maxLength: 60 }),
+  implied_tags: fc.array(fc.oneof(slugLike, markedSlug), { maxLength: 60 }),
+  short_description: hostileTextUpTo(600).map((text) => `${TAG_TEXT_MARK} ${text}`),
   spoiler_image_uri: fc.option(pictureUrl, { nil: null }),
 });
 
@@ -296,12 +304,18 @@ describe('tagCard over hostile board tags', () => {
             ...(aliasOf === undefined ? {} : { aliasOf }),
           });
           expect(cardProblems([embed])).toEqual([]);
+          if (!ageRestricted) {
+            expect(allText(embed)).not.toContain(TAG_TEXT_MARK);
+            expect(embed.thumbnail).toBeUndefined();
+          }
           if (example !== undefined && example.kind === 'image') {
             const gated = (!ageRestricted && !safeByRule(example.tags)) || example.spoilered;
             if (gated) {
               expect(embed.image).toBeUndefined();
               expect(JSON.stringify(embed.image ?? null)).not.toContain(PIC_MARK);
             }
+            if (!ageRestricted && !safeByRule(example.tags))
+              expect(allText(embed)).not.toContain(SOURCE_MARK);
           }
         },
       ),

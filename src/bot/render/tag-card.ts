@@ -1,6 +1,11 @@
 /**
  * The tag card: name, category, image count, descriptions, aliases, implications, the spoiler image and
  * an example image, which is gated like any image card (its picture only where it may be shown).
+ *
+ * Outside age-restricted channels the card keeps to the name, category, count, link and the gated
+ * example: descriptions, aliases and implications are board text about the tag (for a rating tag or an
+ * adult tag, adult text), and the spoiler image is a picture any board staff member can set (security
+ * review L5). The tag's name is shown: the member typed it.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Image, Tag } from '../../philomena/schemas.js';
@@ -71,7 +76,7 @@ function exampleParts(
   const value = [
     picture === null ? `${link} (not shown here)` : link,
     `**Credit:** ${creditLine(example, ctx.site, 400)}`,
-    `**Source:** ${sourceLine(example, 400)}`,
+    `**Source:** ${sourceLine(example, 400, !mayShow(example, ctx.ageRestricted))}`,
   ].join('\n');
   return picture === null
     ? { field: { name: 'Example', value } }
@@ -98,9 +103,10 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
       `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, wellFormed(shown.aliased_tag)))}.`,
     );
   }
-  const short = shown.short_description.trim();
+  const full = ctx.ageRestricted;
+  const short = full ? shown.short_description.trim() : '';
   if (short !== '') notes.push(`*${escapeInline(truncate(short, 300))}*`);
-  const long = shown.description.trim();
+  const long = full ? shown.description.trim() : '';
   if (long !== '') notes.push(truncateMarkdown(boardMarkdownToDiscord(long, site), 2500));
 
   const fields: APIEmbedField[] = [
@@ -110,7 +116,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
   if (shown.dnp_entries.length > 0) {
     fields.push({ name: 'Do-not-post', value: `${shown.dnp_entries.length} entries`, inline: true });
   }
-  const aliases = shown.aliases.filter((name) => name.trim() !== '');
+  const aliases = full ? shown.aliases.filter((name) => name.trim() !== '') : [];
   if (aliases.length > 0) {
     fields.push({
       name: `Aliases (${aliases.length})`,
@@ -121,13 +127,13 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
       ).text,
     });
   }
-  if (shown.implied_tags.length > 0) {
+  if (full && shown.implied_tags.length > 0) {
     fields.push({
       name: `Implies (${shown.implied_tags.length})`,
       value: tagLinks(shown.implied_tags, site, EMBED_FIELD_VALUE_MAX),
     });
   }
-  if (shown.implied_by_tags.length > 0) {
+  if (full && shown.implied_by_tags.length > 0) {
     fields.push({
       name: `Implied by (${shown.implied_by_tags.length})`,
       value: tagLinks(shown.implied_by_tags, site, LIST_MAX),
@@ -144,7 +150,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
     footer: { text: site.name },
   };
   if (notes.length > 0) embed.description = notes.join('\n\n');
-  const spoilerImage = httpsUrl(shown.spoiler_image_uri, site);
+  const spoilerImage = full ? httpsUrl(shown.spoiler_image_uri, site) : null;
   if (spoilerImage !== null) embed.thumbnail = { url: spoilerImage };
   if (example.picture !== undefined) embed.image = { url: example.picture };
   return fitEmbeds([embed])[0] ?? embed;

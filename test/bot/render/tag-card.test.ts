@@ -35,7 +35,7 @@ function tag(overrides: Record<string, unknown> = {}): Tag {
 function example(tags: string[], extra: Record<string, unknown> = {}): Image {
   return testImage(
     tags,
-    { id: 99, view_url: 'https://derpicdn.net/img/view/99.png', ...extra },
+    { id: 99, view_url: 'https://derpicdn.net/img/view/99.png', spoilered: false, ...extra },
     'http://derpicdn.net/img/99',
   );
 }
@@ -45,8 +45,8 @@ function fieldValue(embed: ReturnType<typeof tagCard>, prefix: string): string |
 }
 
 describe('tagCard', () => {
-  it('GIVEN the recorded oc:littlepip THEN name, category, count, links, aliases and implications show', () => {
-    const embed = tagCard(littlepip, { site, ageRestricted: false });
+  it('GIVEN the recorded oc:littlepip in an age-restricted channel THEN name, category, count, links, aliases and implications show', () => {
+    const embed = tagCard(littlepip, { site, ageRestricted: true });
     expect(embed.title).toBe('oc:littlepip');
     expect(embed.url).toBe('https://derpibooru.org/tags/oc-colon-littlepip');
     expect(embed.color).toBe(0xb157b7);
@@ -99,26 +99,26 @@ describe('tagCard', () => {
     expect(fieldValue(embed, 'Category')).toBe(category ?? 'none');
   });
 
-  it('GIVEN a spoiler image THEN it is the https thumbnail', () => {
+  it('GIVEN a spoiler image in an age-restricted channel THEN it is the https thumbnail', () => {
     const embed = tagCard(tag({ spoiler_image_uri: '//derpicdn.net/media/spoiler.png' }), {
       site,
-      ageRestricted: false,
+      ageRestricted: true,
     });
     expect(embed.thumbnail?.url).toBe('https://derpicdn.net/media/spoiler.png');
     const none = tagCard(tag({ spoiler_image_uri: 'data:image/png;base64,xx' }), {
       site,
-      ageRestricted: false,
+      ageRestricted: true,
     });
     expect(none.thumbnail).toBeUndefined();
   });
 
-  it('GIVEN short and long descriptions with relative links and spoilers THEN both show, converted', () => {
+  it('GIVEN short and long descriptions with relative links and spoilers in an age-restricted channel THEN both show, converted', () => {
     const embed = tagCard(
       tag({
         short_description: 'A *pony*',
         description: 'See [the wiki](/pages/tags) ||ending||\r\nline two',
       }),
-      { site, ageRestricted: false },
+      { site, ageRestricted: true },
     );
     expect(embed.description).toBe(
       '*A \\*pony\\**\n\n' + 'See [the wiki](https://derpibooru.org/pages/tags) ||ending||\nline two',
@@ -175,7 +175,7 @@ describe('tagCard', () => {
         implied_tags: Array.from({ length: 500 }, (_, i) => `implied+${i}`),
         implied_by_tags: Array.from({ length: 500 }, (_, i) => `by+${i}`),
       }),
-      { site, ageRestricted: false },
+      { site, ageRestricted: true },
     );
     const text = JSON.stringify(embed);
     expect(text).not.toMatch(MENTION);
@@ -186,5 +186,73 @@ describe('tagCard', () => {
     for (const f of embed.fields ?? []) expect(f.value.length).toBeLessThanOrEqual(1024);
     expect(fieldValue(embed, 'Aliases')).toMatch(/^alias-0 @\u200bhere, /);
     expect(fieldValue(embed, 'Implies')).toMatch(/and \d+ more$/);
+  });
+
+  describe('outside age-restricted channels (review L5)', () => {
+    const adult = tag({
+      name: 'explicit',
+      slug: 'explicit',
+      category: 'rating',
+      images: 5000,
+      short_description: 'adult words',
+      description: 'More **adult words** and [a link](https://a.test/)',
+      aliases: ['nsfw'],
+      implied_tags: ['adult+implied'],
+      implied_by_tags: ['adult+implier'],
+      spoiler_image_uri: '//derpicdn.net/media/spoiler.png',
+      dnp_entries: [{}],
+    });
+
+    it('GIVEN a rating tag in a plain channel THEN only name, category, count, link and do-not-post show', () => {
+      const embed = tagCard(adult, { site, ageRestricted: false });
+      expect(embed.title).toBe('explicit');
+      expect(embed.url).toBe('https://derpibooru.org/tags/explicit');
+      expect(embed.fields?.map((f) => [f.name, f.value])).toEqual([
+        ['Category', 'rating'],
+        ['Images', '5000'],
+        ['Do-not-post', '1 entries'],
+      ]);
+      expect(embed.description).toBeUndefined();
+      expect(embed.thumbnail).toBeUndefined();
+      expect(JSON.stringify(embed)).not.toMatch(/adult|nsfw|spoiler\.png/);
+    });
+
+    it('GIVEN the same tag in an age-restricted channel THEN everything shows', () => {
+      const embed = tagCard(adult, { site, ageRestricted: true });
+      expect(embed.description).toContain('adult words');
+      expect(fieldValue(embed, 'Aliases')).toBe('nsfw');
+      expect(fieldValue(embed, 'Implies')).toContain('adult implied');
+      expect(fieldValue(embed, 'Implied by')).toContain('adult implier');
+      expect(embed.thumbnail?.url).toBe('https://derpicdn.net/media/spoiler.png');
+    });
+
+    it('GIVEN the recorded oc:littlepip in a plain channel THEN no description, aliases or implications', () => {
+      const embed = tagCard(littlepip, { site, ageRestricted: false });
+      expect(embed.title).toBe('oc:littlepip');
+      expect(fieldValue(embed, 'Category')).toBe('oc');
+      expect(fieldValue(embed, 'Images')).toBe('3663');
+      expect(embed.description).toBeUndefined();
+      for (const name of ['Aliases', 'Implies', 'Implied by'])
+        expect(fieldValue(embed, name)).toBeUndefined();
+    });
+
+    it('GIVEN the alias asked for in a plain channel THEN the card still says where it leads', () => {
+      const embed = tagCard(littlepip, { site, ageRestricted: false, aliasOf: alias });
+      expect(embed.description).toBe('**littlepip** is an alias of this tag.');
+    });
+
+    it('GIVEN a safe example in a plain channel THEN its picture still shows', () => {
+      const embed = tagCard(adult, { site, ageRestricted: false, example: example(['safe']) });
+      expect(embed.image?.url).toBe('https://derpicdn.net/img/99/large.png');
+    });
+
+    it('GIVEN an example that may not be shown here THEN of its sources only the links are listed', () => {
+      const img = example(['explicit'], { source_urls: ['https://a.test/1', 'adult words'] });
+      const plain = fieldValue(tagCard(adult, { site, ageRestricted: false, example: img }), 'Example');
+      expect(plain).toContain('**Source:** <https://a.test/1> · … and 1 more on the image page');
+      expect(plain).not.toContain('adult');
+      const restricted = fieldValue(tagCard(adult, { site, ageRestricted: true, example: img }), 'Example');
+      expect(restricted).toContain('**Source:** <https://a.test/1> · adult words');
+    });
   });
 });
