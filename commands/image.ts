@@ -1,14 +1,14 @@
 import { SlashCommandBuilder } from 'discord.js';
 import type { ButtonInteraction } from 'discord.js';
 import type { Command, CommandContext } from '../src/bot/command.js';
-import { decodeCount, siteOfCode } from '../src/bot/custom-id.js';
+import { decodeImageId, siteOfCode } from '../src/bot/custom-id.js';
 import { cardMessage, mergedNote, REVEAL_KEY, showImage } from '../src/bot/image-cards.js';
 import { parseImageInput } from '../src/bot/image-input.js';
 import { UserFacingError } from '../src/bot/user-error.js';
 
 async function reveal(interaction: ButtonInteraction, args: readonly string[], context: CommandContext) {
   const site = siteOfCode(args[0] ?? '', context.sites.all, context.sites.defaultSite);
-  const imageId = decodeCount(args[1]);
+  const imageId = decodeImageId(args[1]);
   if (site === undefined || imageId === undefined) throw new UserFacingError('This button no longer works.');
   // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds.
   const view = context.view.forSite(site);

@@ -66,6 +66,13 @@ export function decodeTime(text: string | undefined): number | undefined {
 }
 
 /** A positive whole number segment (ids, pages), or undefined. */
+/** An image id as written by `String(id)`: a digit run, 0 included (Derpibooru has an image 0). */
+export function decodeImageId(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 export function decodeCount(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,12}$/.test(text)) return undefined;
   const n = Number(text);

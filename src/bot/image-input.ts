@@ -12,7 +12,7 @@ export function parseImageInput(text: string, sites: SiteDirectory, viewSite: Si
   const bare = /^(?:#|>>)?(\d{1,15})$/.exec(trimmed);
   if (bare?.[1] !== undefined) {
     const imageId = Number(bare[1]);
-    return imageId > 0 ? { site: viewSite, imageId } : undefined;
+    return { site: viewSite, imageId };
   }
   const link = sites.recogniseLinks(trimmed)[0];
   return link === undefined ? undefined : { site: link.site, imageId: link.imageId };

@@ -18,7 +18,7 @@ export const REVERSE_NS = 'rev';
 const STATE_KIND = 'reverse';
 /** The matches behind a token, and who asked (checked on every click, not only via the custom_id). */
 const stateSchema = z.object({
-  ids: z.array(z.number().int().positive()).min(1),
+  ids: z.array(z.number().int().nonnegative()).min(1),
   owner: z.string().min(1),
 });
 /**

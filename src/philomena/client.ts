@@ -190,6 +190,14 @@ function isSortField(value: string): value is SortField {
   return SORT_FIELDS.has(value) || /^(?:random|gallery_id):\d+$/.test(value);
 }
 
+/** Image ids start at 0 (Derpibooru's first upload is image 0); every other id starts at 1. */
+function imageId(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`image id must be a whole number from 0, got ${String(value)}`);
+  }
+  return value;
+}
+
 function positiveInt(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
@@ -478,7 +486,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     site,
 
     async image(id, options = {}) {
-      positiveInt('image id', id);
+      imageId(id);
       return call(
         {
           resource: 'image',
