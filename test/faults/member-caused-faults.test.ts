@@ -12,7 +12,7 @@ import { IDS } from '../fakes/philomena/index.js';
 import { API, boardCalls } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';
 import { outcome } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 let files: Server;
