@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, SiteUrlError } from './errors.js';
-import { resolveSite, type Site } from './philomena/sites.js';
+import { isLocalNetworkHost, resolveSite, type Site } from './philomena/sites.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -36,10 +36,20 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, 
 const RATE_WINDOW_MAX_MS = 24 * 3_600_000;
 
 /**
- * `5/10s` (5 per 10 seconds), `10/1m`, `30/60` (seconds when no unit); `0` or `off` turns the limit off
- * (undefined). A limit of 0 also means off.
+ * The largest counts accepted. The limiter keeps one timestamp per allowed action per key (up to 50,000
+ * keys) and scans them on every action, so the count is memory and CPU per member or server; buttons get 3×
+ * and autocomplete 10× the command count (router.ts). No person types more than 100 commands in any window,
+ * and 1,000 cards (over 300 messages of links) per server per window is past any real chat: a count beyond
+ * these is a typo or a wish to turn the limit off, which `off` says plainly.
  */
-function rateLimit(defaultValue: string) {
+export const COMMAND_RATE_COUNT_MAX = 100;
+export const UNFURL_RATE_COUNT_MAX = 1_000;
+
+/**
+ * `5/10s` (5 per 10 seconds), `10/1m`, `30/60` (seconds when no unit); `0` or `off` turns the limit off
+ * (undefined). A limit of 0 also means off. A count above `countMax` is refused.
+ */
+function rateLimit(defaultValue: string, countMax: number) {
   return z.preprocess(
     blankIsUnset,
     z
@@ -58,24 +68,45 @@ function rateLimit(defaultValue: string) {
           });
           return z.NEVER;
         }
+        if (limit > countMax) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `allows at most ${countMax} per window (the limiter keeps every action of the window in memory), or off`,
+          });
+          return z.NEVER;
+        }
         return limit === 0 ? undefined : { limit, windowMs };
       }),
   );
 }
 
-const httpUrl = z.string().refine((value) => {
+/**
+ * Discord's REST base: https, or plain http only to this machine or a private network (a local REST proxy),
+ * by the rule BOORU_URL follows, since the bot token goes with every request.
+ */
+const discordApiUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
+    url = new URL(value);
   } catch {
-    return false;
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+    return;
   }
-}, 'must be an http(s) URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+  } else if (url.protocol === 'http:' && !isLocalNetworkHost(url.host)) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be https: plain http would send the bot token in cleartext, so it is accepted only for a proxy on this machine or a private network (127.x, 10.x, 172.16-31.x, 192.168.x, localhost)',
+    });
+  }
+});
 
 export const configSchema = z.object({
   DISCORD_TOKEN: z.preprocess(blankIsUnset, z.string({ error: 'is required' })),
   DISCORD_APPLICATION_ID: optional(snowflake),
-  DISCORD_API_URL: optional(httpUrl),
+  DISCORD_API_URL: optional(discordApiUrl),
   DISCORD_GUILD_ID: optional(snowflake),
   BOORU_URL: z.preprocess(
     blankIsUnset,
@@ -129,8 +160,8 @@ export const configSchema = z.object({
         return z.NEVER;
       }),
   ),
-  COMMAND_RATE_LIMIT: rateLimit('5/10s'),
-  UNFURL_RATE_LIMIT: rateLimit('10/1m'),
+  COMMAND_RATE_LIMIT: rateLimit('5/10s', COMMAND_RATE_COUNT_MAX),
+  UNFURL_RATE_LIMIT: rateLimit('10/1m', UNFURL_RATE_COUNT_MAX),
   LOG_LEVEL: z.preprocess(
     (value) => {
       const unset = blankIsUnset(value);
@@ -169,7 +200,8 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
     'get one in the Discord Developer Portal (https://discord.com/developers/applications) → your application → Bot → Reset Token, and set DISCORD_TOKEN in .env',
   DISCORD_APPLICATION_ID:
     'copy the Application ID from the Developer Portal → your application → General Information, or leave it blank to learn it from Discord',
-  DISCORD_API_URL: 'leave it blank to use Discord itself, or give a base such as http://127.0.0.1:8080/api',
+  DISCORD_API_URL:
+    'leave it blank to use Discord itself, or give an https base, or http on this machine or your own network such as http://127.0.0.1:8080/api',
   DISCORD_GUILD_ID: 'right-click the server with Developer Mode on → Copy Server ID, or leave it blank',
   BOORU_URL:
     'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or an https URL like https://booru.example (http only for a board on this machine or your own network, e.g. http://192.168.1.20:4000)',
@@ -177,8 +209,8 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   BOORU_FILTER_ID: "use the number at the end of the filter's page URL (/filters/<id>), or leave it blank",
   STORE_URL: 'for example sqlite://data/bot.sqlite, or memory:// for a store that forgets on restart',
   UNFURL: 'set UNFURL=on or UNFURL=off',
-  COMMAND_RATE_LIMIT: 'for example COMMAND_RATE_LIMIT=5/10s (per member), or off',
-  UNFURL_RATE_LIMIT: 'for example UNFURL_RATE_LIMIT=10/1m (cards per server), or off',
+  COMMAND_RATE_LIMIT: `for example COMMAND_RATE_LIMIT=5/10s (per member; count 1 to ${COMMAND_RATE_COUNT_MAX}), or off`,
+  UNFURL_RATE_LIMIT: `for example UNFURL_RATE_LIMIT=10/1m (cards per server; count 1 to ${UNFURL_RATE_COUNT_MAX}), or off`,
   LOG_LEVEL: 'for example LOG_LEVEL=info',
 };
 

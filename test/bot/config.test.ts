@@ -167,6 +167,56 @@ describe('loadConfig', () => {
   });
 
   it.each([
+    'http://127.0.0.1:8080/api',
+    'http://localhost:8080/api',
+    'http://192.168.1.20/api',
+    'http://10.0.0.5:3000/api',
+    'http://[::1]:8080/api',
+    'http://discord-proxy.internal/api',
+    'https://discord-proxy.example.com/api',
+  ])(
+    'GIVEN DISCORD_API_URL=%s THEN it is accepted (https, or http on this machine or a private network)',
+    (value) => {
+      expect(loadConfig({ ...base, DISCORD_API_URL: value }).discordApiUrl).toBe(value);
+    },
+  );
+
+  it.each(['http://discord-proxy.example.com/api', 'http://203.0.113.7:8080/api', 'http://8.8.8.8/api'])(
+    'GIVEN DISCORD_API_URL=%s (plain http to a public host) THEN one line says it must be https, without repeating it (review L12)',
+    (value) => {
+      const problems = problemsOf({ ...base, DISCORD_API_URL: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(
+        /^DISCORD_API_URL must be https: plain http would send the bot token in cleartext/,
+      );
+      expect(problems[0]).not.toContain(value);
+    },
+  );
+
+  it.each([
+    ['COMMAND_RATE_LIMIT', '100/10s', { limit: 100, windowMs: 10_000 }],
+    ['UNFURL_RATE_LIMIT', '1000/1m', { limit: 1000, windowMs: 60_000 }],
+  ])('GIVEN %s=%s, the largest count THEN it is accepted', (key, value, expected) => {
+    const config = loadConfig({ ...base, [key]: value });
+    expect(key === 'COMMAND_RATE_LIMIT' ? config.commandRateLimit : config.unfurlRateLimit).toEqual(expected);
+  });
+
+  it.each([
+    ['COMMAND_RATE_LIMIT', '101/10s', 100],
+    ['COMMAND_RATE_LIMIT', '99999/1h', 100],
+    ['UNFURL_RATE_LIMIT', '1001/1m', 1000],
+    ['UNFURL_RATE_LIMIT', '99999/24h', 1000],
+  ])(
+    'GIVEN %s=%s THEN it is refused with the largest count and how to fix it (review L14)',
+    (key, value, max) => {
+      const problems = problemsOf({ ...base, [key]: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^${key} allows at most ${max} per window`));
+      expect(problems[0]).toContain(`count 1 to ${max}), or off`);
+    },
+  );
+
+  it.each([
     ['true', true],
     ['1', true],
     ['ON', true],
