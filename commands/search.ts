@@ -85,6 +85,7 @@ export const searchCommand = {
     const room = CHOICE_TEXT_MAX - lead.length;
     if (room <= 0) return [];
     const tags = await suggestTags(context.registry.client(context.view.site), bare, {
+      ageRestricted: context.view.ageRestricted,
       signal: context.signal,
     });
     return tags

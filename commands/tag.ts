@@ -77,6 +77,7 @@ export const tagCommand = {
     const focused = interaction.options.getFocused(true);
     if (focused.name !== 'name') return [];
     const tags = await suggestTags(context.registry.client(context.view.site), focused.value, {
+      ageRestricted: context.view.ageRestricted,
       signal: context.signal,
     });
     return tags.map((tag) => ({ name: suggestionLabel(tag), value: tag.name }));

@@ -2,9 +2,14 @@
  * Tag suggestions for autocomplete: the tags whose name starts with what is being typed, most used first.
  * The term goes into `name:<term>*` with every search-syntax character escaped, so what a member types
  * can only ever be a name prefix. Responses are cached by the client's response cache.
+ *
+ * Outside age-restricted channels the list offers no adult tag names with their counts (security review
+ * L5): rating tags other than `safe` are left out, and so are tags that imply one (the board's own way of
+ * saying a tag is adult, e.g. a tag implying `explicit`).
  */
 import type { PhilomenaClient } from '../philomena/client-types.js';
-import { tagNameOfSlug } from '../philomena/tags.js';
+import type { Tag } from '../philomena/schemas.js';
+import { RATINGS, tagNameOfSlug } from '../philomena/tags.js';
 
 export interface TagSuggestion {
   /** The tag to use: for an alias, its target's name (the board gives the target as a slug). */
@@ -35,10 +40,30 @@ export function tagPrefixQuery(term: string): string {
     .replace(SYNTAX, (c) => `\\${c}`)}*`;
 }
 
+const ADULT_RATINGS: ReadonlySet<string> = new Set(RATINGS.filter((rating) => rating !== 'safe'));
+
+function isAdultRating(nameOrSlug: string): boolean {
+  return ADULT_RATINGS.has(tagNameOfSlug(nameOrSlug).trim().toLowerCase());
+}
+
+/** A rating tag other than `safe`, an alias of one, or a tag that implies one. */
+function isAdultTag(tag: Tag): boolean {
+  return (
+    isAdultRating(tag.name) ||
+    (tag.aliased_tag !== null && isAdultRating(tag.aliased_tag)) ||
+    tag.implied_tags.some(isAdultRating)
+  );
+}
+
 export async function suggestTags(
-  client: PhilomenaClient,
+  client: Pick<PhilomenaClient, 'searchTags'>,
   term: string,
-  options: { readonly signal?: AbortSignal; readonly limit?: number } = {},
+  options: {
+    /** The channel allows adult content; outside such channels adult tags are not suggested. */
+    readonly ageRestricted: boolean;
+    readonly signal?: AbortSignal;
+    readonly limit?: number;
+  },
 ): Promise<TagSuggestion[]> {
   const trimmed = term.trim();
   if (trimmed === '') return [];
@@ -52,6 +77,7 @@ export async function suggestTags(
   // target's own record winning since it has the count.
   const byName = new Map<string, TagSuggestion>();
   for (const tag of page.items) {
+    if (!options.ageRestricted && isAdultTag(tag)) continue;
     if (tag.aliased_tag === null) {
       byName.set(tag.name, { name: tag.name, images: tag.images });
     } else {
