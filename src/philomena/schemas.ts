@@ -79,7 +79,8 @@ const visibleImageObject = z.object({
   size: z.number().int().nullable().default(null),
   source_url: z.string().nullable().optional(),
   source_urls: z.array(z.string()).optional(),
-  spoilered: z.boolean().default(false),
+  // Left out (an older or forked board) reads as spoilered: the filter's hides and spoilers fail closed.
+  spoilered: z.boolean().default(true),
   tag_count: z.number().int(),
   tag_ids: z.array(z.number().int()),
   tags: z.array(z.string()),
