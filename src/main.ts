@@ -4,6 +4,7 @@ import type Keyv from 'keyv';
 import { pino } from 'pino';
 import { createBot } from './bot/bot.js';
 import { installProcessGuards } from './bot/process-guards.js';
+import { checkBoardSettings } from './bot/startup-checks.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -54,10 +55,13 @@ async function main(): Promise<void> {
   // Expired cache and paging entries are deleted in the background; closeStore stops it.
   startStoreSweeper(store, { logger });
 
-  const registry = createClientRegistry({
-    defaultSite: config.site,
-    ...(config.booruApiKey === undefined ? {} : { apiKey: config.booruApiKey }),
-    cache: store,
+  // No API key for the board clients: the bot makes no call that needs it, and a key lends the owner's
+  // account rights to whatever request carries it (README, "The API key").
+  const registry = createClientRegistry({ defaultSite: config.site, cache: store, logger });
+  void checkBoardSettings({
+    apiKey: config.booruApiKey,
+    filterId: config.booruFilterId,
+    client: registry.client(config.site),
     logger,
   });
   const bot = createBot({ config, logger, store, registry });
