@@ -15,7 +15,7 @@ import { createInteractionState } from '../../src/bot/state.js';
 import { UserFacingError } from '../../src/bot/user-error.js';
 import { knownSite } from '../../src/philomena/sites.js';
 
-const SITE = knownSite('derpibooru');
+const SITE = knownSite('derpibooru')!;
 const OWNER = '111111111111111111';
 const INTRUDER = '222222222222222222';
 const NOW = Date.parse('2026-11-24T12:00:00Z');
