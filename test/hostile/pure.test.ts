@@ -10,6 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/bot/render/markdown.js';
 import { safeSearchQuery } from '../../src/bot/safety.js';
 import { tagPrefixQuery } from '../../src/bot/tag-suggestions.js';
 import { maskSuppressedText, extractUnfurlLinks } from '../../src/bot/unfurl.js';
@@ -18,7 +19,15 @@ import { KNOWN_SITES, resolveSite, type Site } from '../../src/philomena/sites.j
 import { quoteTag, tagNameOfSlug, tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { parseQuery, QueryError } from '../fakes/philomena/index.js';
 import type { QueryNode } from '../fakes/philomena/query.js';
-import { hostileText, lookAlikeAuthority, NASTY_PIECES, wellFormed } from './arbitraries.js';
+import {
+  hostileText,
+  lookAlikeAuthority,
+  NASTY_PIECES,
+  pathologicalText,
+  PATHOLOGICAL_SHAPES,
+  wellFormed,
+} from './arbitraries.js';
+import { httpProblems, messageMentionProblems } from './invariants.js';
 
 /** The query as the board parses it, or null when the board would answer 400 (nothing is shown). */
 function parsed(q: string): QueryNode | null {
@@ -246,4 +255,48 @@ describe('createLinkRecogniser', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+describe('boardMarkdownToDiscord over worst-case shapes (review H2)', () => {
+  const site = KNOWN_SITES[0]!;
+
+  it('GIVEN pathological shapes inside hostile text THEN no mention, no http URL, and output bounded by the input cap', () => {
+    fc.assert(
+      fc.property(pathologicalText(12_000), (text) => {
+        const out = boardMarkdownToDiscord(text, site);
+        expect(messageMentionProblems({ content: out })).toEqual([]);
+        expect(httpProblems(out)).toEqual([]);
+        expect(out.length).toBeLessThanOrEqual(10 * MAX_INPUT);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('GIVEN a URL followed by any run of ) . ] in any link form THEN the link never ends in an unbalanced ) or a .', () => {
+    const form = fc.constantFrom(
+      (u: string) => u,
+      (u: string) => `"text":${u}`,
+      (u: string) => `see ${u}`,
+    );
+    const tail = fc.array(fc.constantFrom(')', '.', ']', ').', '(', 'x'), { minLength: 1, maxLength: 3_000 });
+    fc.assert(
+      fc.property(form, tail, (wrap, run) => {
+        const out = boardMarkdownToDiscord(wrap(`https://a.bc/p${run.join('')}`), site);
+        const target = /\]\((https:\/\/a\.bc\/p[^)]*)\)|<(https:\/\/a\.bc\/p[^>]*)>/.exec(out);
+        const url = decodeURIComponent(target?.[1] ?? target?.[2] ?? '');
+        expect(url).not.toBe('');
+        expect(url.endsWith('.')).toBe(false);
+        const count = (c: string): number => url.split(c).length - 1;
+        if (url.endsWith(')')) expect(count('(')).toBeGreaterThanOrEqual(count(')'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each(PATHOLOGICAL_SHAPES.filter(({ name }) => /URL|link/.test(name)))(
+    'GIVEN $name inside chat THEN the link recogniser finds no image link in it',
+    ({ make }) => {
+      expect(createLinkRecogniser(KNOWN_SITES)(make(2_000))).toEqual([]);
+    },
+  );
 });
