@@ -202,9 +202,7 @@ interface AdapterLike {
 
 function isAdapterLike(value: unknown): value is AdapterLike {
   if (typeof value !== 'object' || value === null) return false;
-  return ['get', 'set', 'delete'].every(
-    (name) => typeof (value as Record<string, unknown>)[name] === 'function',
-  );
+  return ['get', 'set', 'delete'].every((name) => typeof Reflect.get(value, name) === 'function');
 }
 
 /**
@@ -216,6 +214,7 @@ function adapterRecords(adapter: AdapterLike): RawRecords {
   return {
     get: (key) => adapter.get(key),
     async compareAndSet(key, expected, next) {
+      // Serialised forms (strings) are compared; an adapter that hands back objects is left to the lock.
       const current = await adapter.get(key);
       if (current !== expected && (typeof current === 'string' || typeof expected === 'string')) return false;
       if ((await adapter.set(key, next)) === false) throw new Error('the store refused the write');
