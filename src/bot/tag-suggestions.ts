@@ -40,6 +40,11 @@ export function tagPrefixQuery(term: string): string {
     .replace(SYNTAX, (c) => `\\${c}`)}*`;
 }
 
+/** Prefixes of up to this many characters are served from their first character's search. */
+export const SHORT_PREFIX = 2;
+/** The board's largest page: the most used tags of one first character. */
+const SHORT_PREFIX_PAGE = 50;
+
 const ADULT_RATINGS: ReadonlySet<string> = new Set(RATINGS.filter((rating) => rating !== 'safe'));
 
 function isAdultRating(nameOrSlug: string): boolean {
@@ -68,15 +73,22 @@ export async function suggestTags(
   const trimmed = term.trim();
   if (trimmed === '') return [];
   const limit = options.limit ?? 25;
+  // Short prefixes are what every member types first, so they must cost the board (and autocomplete's
+  // small budget share) almost nothing: a one- or two-character prefix is answered from the most used
+  // tags of its first character (one cached search per character and site), filtered here.
+  const short = [...trimmed].length <= SHORT_PREFIX;
   const page = await client.searchTags({
-    q: tagPrefixQuery(trimmed),
-    perPage: limit,
+    q: tagPrefixQuery(short ? ([...trimmed][0] ?? trimmed) : trimmed),
+    perPage: short ? SHORT_PREFIX_PAGE : limit,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const prefix = trimmed.toLowerCase();
+  const matches = (name: string): boolean => !short || name.toLowerCase().startsWith(prefix);
   // One suggestion per tag to use: an alias and its target (both may match the prefix) become one, the
   // target's own record winning since it has the count.
   const byName = new Map<string, TagSuggestion>();
   for (const tag of page.items) {
+    if (!matches(tag.name)) continue;
     if (!options.ageRestricted && isAdultTag(tag)) continue;
     if (tag.aliased_tag === null) {
       byName.set(tag.name, { name: tag.name, images: tag.images });

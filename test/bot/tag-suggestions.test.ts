@@ -28,7 +28,8 @@ const TAGS = [
 ];
 
 async function names(ageRestricted: boolean): Promise<string[]> {
-  const suggestions = await suggestTags(board(TAGS), 's', { ageRestricted });
+  // A term long enough to go to the board as typed (the stub board answers the same list to anything).
+  const suggestions = await suggestTags(board(TAGS), 'sss', { ageRestricted });
   return suggestions.map((s) => (s.alias === undefined ? s.name : `${s.alias} → ${s.name}`));
 }
 
@@ -49,5 +50,40 @@ describe('suggestTags and adult tags', () => {
       'pony',
       'twilight sparkle',
     ]);
+  });
+});
+
+describe('suggestTags and short prefixes', () => {
+  /** A board that records what it is asked and answers the tags whose name starts with the prefix. */
+  function recordingBoard() {
+    const asked: string[] = [];
+    const client: Pick<PhilomenaClient, 'searchTags'> = {
+      searchTags: ({ q, perPage }) => {
+        asked.push(`${q} per_page=${String(perPage)}`);
+        const prefix = q.replace(/^name:/, '').replace(/\*$/, '');
+        const items = TAGS.filter((tag) => tag.name.toLowerCase().startsWith(prefix)).map((tag, i) =>
+          tagSchema.parse({ id: i + 1, images: 100 - i, ...tag }),
+        );
+        return Promise.resolve({ items, total: items.length });
+      },
+    };
+    return { asked, client };
+  }
+
+  it('GIVEN one- and two-character prefixes THEN both are answered from the one search of the first character, filtered to the prefix', async () => {
+    const { asked, client } = recordingBoard();
+    const one = await suggestTags(client, 'T', { ageRestricted: true });
+    const two = await suggestTags(client, 'tw', { ageRestricted: true });
+    expect(asked).toEqual(['name:t* per_page=50', 'name:t* per_page=50']);
+    expect(one.map((s) => s.name)).toEqual(['twilight sparkle']);
+    expect(two.map((s) => s.name)).toEqual(['twilight sparkle']);
+    const none = await suggestTags(client, 'tx', { ageRestricted: true });
+    expect(none).toEqual([]);
+  });
+
+  it('GIVEN three characters or more THEN the prefix itself is asked', async () => {
+    const { asked, client } = recordingBoard();
+    await suggestTags(client, 'twi', { ageRestricted: true });
+    expect(asked).toEqual(['name:twi* per_page=25']);
   });
 });
