@@ -1,0 +1,108 @@
+/**
+ * Board text is rendered on every card view, and a description is written by whoever uploaded the image:
+ * a shape that costs more than linear time in its length stalls the bot for every server (security
+ * review H2: 2 s for `https://a.bc/` and 11,987 `)`). Every pathological shape of the hostile-input
+ * suite, at 12,000 characters, is rendered by the Markdown converter alone and as an image card's
+ * description, cold (a fresh description memo) and warm (the memo already holds it). The worst shape of
+ * each is reported, as the median of its runs.
+ */
+import { createDescriptionMemo, imageCard } from '../src/bot/render/image-card.js';
+import { boardMarkdownToDiscord } from '../src/bot/render/markdown.js';
+import { visibleImageSchema } from '../src/philomena/schemas.js';
+import { knownSite } from '../src/philomena/sites.js';
+import { PATHOLOGICAL_SHAPES } from '../test/hostile/arbitraries.js';
+import type { Bench, BenchRow } from './report.js';
+
+const LENGTH = 12_000;
+const RUNS = 7;
+const GOAL_MS = 50;
+const WARM_GOAL_MS = 5;
+
+const site = knownSite('derpibooru');
+
+function imageWith(description: string, id: number) {
+  return visibleImageSchema.parse({
+    id,
+    hidden_from_users: false,
+    aspect_ratio: 1,
+    comment_count: 0,
+    created_at: '2024-01-01T00:00:00Z',
+    updated_at: '2024-01-01T00:00:00Z',
+    first_seen_at: '2024-01-01T00:00:00Z',
+    description,
+    downvotes: 0,
+    upvotes: 0,
+    score: 0,
+    faves: 0,
+    format: 'png',
+    width: 1,
+    height: 1,
+    mime_type: 'image/png',
+    representations: Object.fromEntries(
+      ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((name) => [
+        name,
+        `https://derpicdn.net/img/${id}/${name}.png`,
+      ]),
+    ),
+    source_urls: ['https://example.test/art'],
+    spoilered: false,
+    tag_count: 2,
+    tag_ids: [1, 2],
+    tags: ['safe', 'artist:someone'],
+    thumbnails_generated: true,
+    view_url: `https://derpicdn.net/img/view/${id}.png`,
+    wilson_score: 0,
+  });
+}
+
+/** Median milliseconds of `RUNS` calls of `run`. */
+function median(run: () => unknown): number {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const started = performance.now();
+    run();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+function worst(rows: readonly (readonly [string, number])[]): readonly [string, number] {
+  return rows.reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0] as const);
+}
+
+export default (async (): Promise<readonly BenchRow[]> => {
+  if (!site) throw new Error('derpibooru missing from KNOWN_SITES');
+  const inputs = PATHOLOGICAL_SHAPES.map(({ name, make }) => [name, make(LENGTH)] as const);
+  for (const [, text] of inputs) boardMarkdownToDiscord(text, site); // warm-up: let the JIT compile
+
+  const markdown = inputs.map(
+    ([name, text]) => [name, median(() => boardMarkdownToDiscord(text, site))] as const,
+  );
+  const cold = inputs.map(([name, text], i) => {
+    const image = imageWith(text, i + 1);
+    return [
+      name,
+      median(() => imageCard(image, { site, ageRestricted: true, descriptions: createDescriptionMemo() })),
+    ] as const;
+  });
+  const warm = inputs.map(([name, text], i) => {
+    const image = imageWith(text, i + 1);
+    const descriptions = createDescriptionMemo();
+    imageCard(image, { site, ageRestricted: true, descriptions });
+    return [name, median(() => imageCard(image, { site, ageRestricted: true, descriptions }))] as const;
+  });
+
+  const row = (metric: string, [name, ms]: readonly [string, number], goal: number): BenchRow => ({
+    group: 'render',
+    metric: `${metric} (worst of ${inputs.length} shapes at ${LENGTH.toLocaleString('en-US')} characters: ${name}; median of ${RUNS})`,
+    value: `${ms.toFixed(1)} ms`,
+    goal: `< ${goal} ms`,
+    ok: ms < goal,
+  });
+  return [
+    row('board Markdown → Discord', worst(markdown), GOAL_MS),
+    row('image card, description not yet rendered', worst(cold), GOAL_MS),
+    row('image card seen again (description memo)', worst(warm), WARM_GOAL_MS),
+  ];
+}) satisfies Bench;
