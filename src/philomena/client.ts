@@ -401,6 +401,9 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
         path,
         idempotent: true,
         signal,
+        // Autocomplete is one attempt: its answer is due within 3 s, and a retry would only spend the
+        // small share of the budget it has for the next keystroke.
+        ...(requester?.priority === 'autocomplete' ? { retry: false } : {}),
         ...endpoint.transport,
         ...(endpoint.body ? { body: endpoint.body } : {}),
         ...(requester ? { requester } : {}),

@@ -130,7 +130,7 @@ describe('board failures that end in a message', () => {
 
 describe('reverse search on a failing board', () => {
   it.each<[string, Fault, 'url' | 'file']>([
-    ['resets, by URL', { kind: 'reset' }, 'url'],
+    ['resets, by URL (one attempt)', { kind: 'reset' }, 'url'],
     ['500s, with a file (the upload is sent again each time)', { kind: 'status', status: 500 }, 'file'],
   ])(
     'GIVEN %s THEN "down" after the client\'s attempts, then the match is found',
@@ -154,7 +154,9 @@ describe('reverse search on a failing board', () => {
       const failed = await outcome(h.discord, send());
       expect(failed.kind).toBe('error');
       expect(failed.message.content).toMatch(DOWN);
-      expect(boardCalls(h.booru, mark, `${API}/search/reverse`)).toBe(ATTEMPTS);
+      // By URL the board downloads the member's link: one attempt (a slow link is not the site's fault,
+      // review M3); a file is sent again on each of the client's attempts.
+      expect(boardCalls(h.booru, mark, `${API}/search/reverse`)).toBe(by === 'url' ? 1 : ATTEMPTS);
       if (by === 'file') {
         const sizes = boardRequests(h.booru, mark, `${API}/search/reverse`).map((r) => r.body.length);
         expect(sizes.every((size) => size > bytes.length)).toBe(true);
