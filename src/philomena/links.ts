@@ -29,7 +29,17 @@ interface HostEntry {
 /** A URL token starts with http(s):// not glued to a preceding word, and runs to whitespace or `<>`. */
 const TOKEN = /(?<![A-Za-z0-9])https?:\/\/[^\s<>]+/gi;
 /** What chat puts after a link that is not part of it: sentence punctuation, closing brackets, Markdown. */
-const TRAILING = /[.,!?;:)\]}'"*_~|]+$/;
+const TRAILING = new Set(".,!?;:)]}'\"*_~|");
+
+/**
+ * `url` without the trailing characters chat adds. A backwards scan: the regex `/[...]+$/` it replaces is
+ * tried from every position of a token, which is quadratic on a long run of those characters mid-token.
+ */
+function withoutTrailing(url: string): string {
+  let end = url.length;
+  while (end > 0 && TRAILING.has(url.charAt(end - 1))) end -= 1;
+  return url.slice(0, end);
+}
 const PAGE = /^\/(?:images\/)?(\d{1,16})(?:[?#/]|$)/;
 const BARE_ID_END = /^\/\d+(?:[?#]|$)/;
 const THUMBNAIL = /^\/img\/\d{4}\/\d{1,2}\/\d{1,2}\/(\d{1,16})\/[a-z_]+\.[a-z0-9]+(?:[?#]|$)/i;
@@ -78,7 +88,7 @@ export function createLinkRecogniser(sites: readonly Site[]): (text: string) => 
     const links: ImageLink[] = [];
     const seen = new Set<string>();
     for (const match of text.matchAll(TOKEN)) {
-      const url = match[0].replace(TRAILING, '');
+      const url = withoutTrailing(match[0]);
       const afterScheme = url.indexOf('//') + 2;
       let hostEnd = afterScheme;
       while (hostEnd < url.length && !'/?#'.includes(url.charAt(hostEnd))) hostEnd += 1;
