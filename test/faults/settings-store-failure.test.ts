@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { boardCalls, setServerFilter } from '../support/board.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 const READ_TEXT = "Could not read this server's settings right now. Try again in a moment.";
 const RESET_TEXT = "Could not reset this server's settings right now. Try again in a moment.";
