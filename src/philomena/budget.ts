@@ -51,7 +51,7 @@ export interface BudgetOptions {
   readonly autocompleteLimit?: number;
   /** Waiters beyond this are refused at once. Default 100. */
   readonly maxQueue?: number;
-  /** Waiters one server may have queued (every class). Default a quarter of `maxQueue`, at least 1. */
+  /** Waiters one server may have queued (every class). Default half of `maxQueue` (no server holds most of it), at least 1. */
   readonly maxQueuePerServer?: number;
   /** Waiters one member may have queued (every server and class). Default 5. */
   readonly maxQueuePerMember?: number;
@@ -159,7 +159,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   const clearTimer =
     options.clearTimer ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const maxQueue = options.maxQueue ?? 100;
-  const maxQueuePerServer = options.maxQueuePerServer ?? Math.max(1, Math.floor(maxQueue / 4));
+  const maxQueuePerServer = options.maxQueuePerServer ?? Math.max(1, Math.floor(maxQueue / 2));
   const maxQueuePerMember = options.maxQueuePerMember ?? 5;
   const maxWaitMs = options.maxWaitMs ?? 15_000;
   const overall: Window = { spec: checkSpec(options.overall ?? DEFAULT_OVERALL), occupants: [] };

@@ -259,16 +259,16 @@ describe('request budget: caps', () => {
     expect((await Promise.all([...waiting, other])).every((r) => r.ok)).toBe(true);
   });
 
-  it('GIVEN a server holding a quarter of the queue THEN its next waiter is refused, another server still queues', async () => {
+  it('GIVEN a server holding half of the queue THEN its next waiter is refused, another server still queues', async () => {
     const { clock, budget } = await fullBudget({ maxQueue: 12 });
-    const waiting = Array.from({ length: 3 }, (_, i) =>
+    const waiting = Array.from({ length: 6 }, (_, i) =>
       settleReleased(budget.acquire(IMAGE, { requester: member('A', `m${i}`) })),
     );
     const refused = await budget.acquire(IMAGE, { requester: member('A', 'm9') }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ reason: 'budget-exhausted' });
-    expect((refused as Error).message).toMatch(/3 requests of this server already waiting/);
+    expect((refused as Error).message).toMatch(/6 requests of this server already waiting/);
     const other = settleReleased(budget.acquire(IMAGE, { requester: member('B', 'm0') }));
-    expect(budget.stats().queued).toBe(4);
+    expect(budget.stats().queued).toBe(7);
     await clock.advance(10_000);
     expect((await Promise.all([...waiting, other])).every((r) => r.ok)).toBe(true);
   });
@@ -419,7 +419,7 @@ describe('request budget: fairness keeps the limits', () => {
           ).toBeLessThanOrEqual(1);
           // Measured after each arrival has settled (granted, refused or queued): what was waiting then.
           expect(most.member).toBeLessThanOrEqual(3);
-          expect(most.server).toBeLessThanOrEqual(3); // a quarter of maxQueue
+          expect(most.server).toBeLessThanOrEqual(6); // half of maxQueue
 
           expect(budget.stats()).toMatchObject({ queued: 0, inFlight: 0 });
         },
