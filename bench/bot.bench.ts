@@ -455,7 +455,7 @@ async function interactionsRun(): Promise<BenchRow[]> {
       },
       {
         group,
-        metric: 'autocomplete answered with no choices (timed out waiting for the budget)',
+        metric: 'autocomplete answered with no choices (its share of the budget used up, or timed out)',
         value: count(tally('no choices')),
       },
       {
