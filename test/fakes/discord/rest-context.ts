@@ -1,0 +1,83 @@
+/**
+ * What the REST route modules (`routes/*.ts`) share with the dispatcher in rest.ts: the request and reply
+ * shapes, the error a handler throws to refuse like Discord, and the context each module registers its
+ * routes on. The context is built once per fake by `createFakeRest`, so nothing here holds state.
+ */
+import type { World } from './payloads.js';
+import type { FakeState } from './state.js';
+import type { ViolationKind } from './types.js';
+import { errorTree, type Issue, type SchemaName } from './validate.js';
+
+// Message flags the fake reads or sets.
+export const SUPPRESS_EMBEDS = 1 << 2;
+export const EPHEMERAL = 1 << 6;
+export const LOADING = 1 << 7;
+export const SUPPRESS_NOTIFICATIONS = 1 << 12;
+export const IS_COMPONENTS_V2 = 1 << 15;
+
+export interface Reply {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+export interface RestRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly segments: string[];
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly files: { field: string; filename: string; contentType: string; data: Buffer }[];
+  readonly authorized: boolean;
+  readonly authHeader: string | undefined;
+}
+
+export type Params = Record<string, string>;
+export type Handler = (req: RestRequest, params: Params) => Reply;
+
+/**
+ * Thrown by a handler to answer with Discord's status and JSON error; the dispatcher also records it as
+ * a violation of `kind` unless that is null.
+ */
+export class DiscordError {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    readonly message: string,
+    readonly kind: ViolationKind | null,
+    readonly errors?: Record<string, unknown>,
+  ) {}
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function invalidForm(
+  issues: readonly Issue[],
+  prefix: readonly (string | number)[] = [],
+): DiscordError {
+  return new DiscordError(400, 50035, 'Invalid Form Body', 'schema', errorTree(issues, prefix));
+}
+
+/** One fake's REST surface as the route modules see it: its state, the route table and the checks. */
+export interface RestContext {
+  readonly state: FakeState;
+  readonly world: World;
+  readonly gatewayUrl: () => string;
+  /**
+   * Registers a route; the first registered template that fits a path wins, so a literal segment
+   * (`/users/@me`) goes before the parameter it would also fit (`/users/:user`). `auth: false` for the
+   * routes Discord serves without Authorization (interaction callbacks, webhook tokens, /gateway).
+   */
+  add(method: string, template: string, handler: Handler, auth?: boolean): void;
+  /** The bot's permissions in a channel (the DM's are fixed, as Discord's are for apps). */
+  botPermissionsIn(channelId: string): bigint;
+  /** 404 10003 Unknown Channel unless the channel is in the seeded world. */
+  requireChannel(channelId: string): void;
+  /** 403 50013 Missing Permissions unless the bot holds every bit in the channel. */
+  requirePermission(channelId: string, ...bits: bigint[]): void;
+  /** 400 50035 for a body off Discord's OpenAPI schema, then for one past the documented limits. */
+  validate(name: SchemaName, body: unknown, limitsOf: unknown, prefix?: (string | number)[]): void;
+  /** Records a message body whose allowed_mentions could ping someone. */
+  recordMentions(req: RestRequest, route: string, body: unknown, messageId: string | undefined): void;
+}
