@@ -12,8 +12,8 @@
 import '../test/setup.js';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { Options, type ClientOptions, type Collection } from 'discord.js';
-import { createBot } from '../src/bot/bot.js';
-import { discordClientOptions } from '../src/bot/client-options.js';
+import { createBot } from '../src/discord/bot.js';
+import { discordClientOptions } from '../src/discord/client-options.js';
 import { loadConfig, type RateLimit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createClientRegistry } from '../src/philomena/registry.js';

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { DiscordAPIError, REST, Routes } from 'discord.js';
 import { z } from 'zod';
 import { allCommands } from '../commands/index.js';
-import { commandBodies, registerCommands } from '../src/bot/registration.js';
+import { commandBodies, registerCommands } from '../src/discord/registration.js';
 import { loadConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 import { createRedactor } from '../src/redact.js';

@@ -2,9 +2,9 @@
 import { existsSync } from 'node:fs';
 import type Keyv from 'keyv';
 import { pino } from 'pino';
-import { createBot } from './bot/bot.js';
-import { installProcessGuards } from './bot/process-guards.js';
-import { checkBoardSettings } from './bot/startup-checks.js';
+import { createBot } from './discord/bot.js';
+import { installProcessGuards } from './discord/process-guards.js';
+import { checkBoardSettings } from './startup-checks.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';

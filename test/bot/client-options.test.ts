@@ -1,6 +1,6 @@
 import { Client, GatewayIntentBits, IntentsBitField } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { discordClientOptions } from '../../src/bot/client-options.js';
+import { discordClientOptions } from '../../src/discord/client-options.js';
 
 describe('discordClientOptions', () => {
   it('GIVEN any configuration THEN the shard count is the one Discord recommends (4011 past 2,500 servers otherwise)', () => {

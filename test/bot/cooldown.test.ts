@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createKeyedLimiter } from '../../src/bot/cooldown.js';
-import { tryAgainText } from '../../src/bot/router.js';
+import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
+import { tryAgainText } from '../../src/discord/router.js';
 
 function clock(start = 1_000_000) {
   let t = start;

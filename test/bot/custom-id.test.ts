@@ -8,13 +8,13 @@ import {
   encodeTime,
   siteCode,
   siteOfCode,
-} from '../../src/bot/custom-id.js';
+} from '../../src/discord/custom-id.js';
 import {
   decodeSearchButton,
   encodeSearchButton,
   SORTS,
   type SearchPage,
-} from '../../src/bot/search-paging.js';
+} from '../../commands/search/paging.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 const derpibooru = knownSite('derpibooru')!;

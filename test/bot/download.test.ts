@@ -9,8 +9,8 @@ import {
   NOT_READABLE_TEXT,
   readAll,
   type DownloaderOptions,
-} from '../../src/bot/download.js';
-import { UserFacingError, userErrorText } from '../../src/bot/user-error.js';
+} from '../../commands/reverse/download.js';
+import { UserFacingError, userErrorText } from '../../src/discord/user-error.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -30,11 +30,7 @@ async function serve(handle: Parameters<typeof createServer>[1]): Promise<string
 }
 
 /** Opens and reads the whole file, as the reverse search's upload would, with the local host allowed. */
-async function fetchAll(
-  url: string,
-  maxBytes: number,
-  options: DownloaderOptions = {},
-): Promise<Uint8Array> {
+async function fetchAll(url: string, maxBytes: number, options: DownloaderOptions = {}): Promise<Uint8Array> {
   const download = createDownloader({ allowedHosts: ['127.0.0.1'], ...options });
   return readAll(await download(url, { maxBytes }));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createInFlightTracker } from '../../src/bot/in-flight.js';
+import { createInFlightTracker } from '../../src/discord/in-flight.js';
 import { createLogger } from '../../src/logger.js';
 import { parseLogLines } from '../support/harness.js';
 

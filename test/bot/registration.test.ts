@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import { commandBodies, commandsHash } from '../../src/bot/registration.js';
+import { commandBodies, commandsHash } from '../../src/discord/registration.js';
 
 describe('command bodies', () => {
   it('GIVEN a command limited to a permission THEN the permission is sent as the integer and the rest is untouched', () => {

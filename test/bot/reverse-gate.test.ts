@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createReverseGate, FILES_BUSY_TEXT, ONE_AT_A_TIME_TEXT } from '../../src/bot/reverse-gate.js';
+import {
+  createReverseGate,
+  FILES_BUSY_TEXT,
+  ONE_AT_A_TIME_TEXT,
+} from '../../commands/reverse/reverse-gate.js';
 
 /** A piece of work that runs until `finish()` is called. */
 function held() {

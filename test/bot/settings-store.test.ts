@@ -10,7 +10,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createGuildSettings } from '../../src/bot/settings.js';
+import { createGuildSettings } from '../../commands/shared/guild-settings.js';
 import { SettingsUnavailableError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { closeStore, createStore } from '../../src/store.js';

@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBoardSettings, KEY_NOT_USED } from '../../src/bot/startup-checks.js';
+import { checkBoardSettings, KEY_NOT_USED } from '../../src/startup-checks.js';
 import { createLogger } from '../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite } from '../../src/philomena/sites.js';
@@ -15,7 +15,10 @@ beforeAll(async () => {
   registry = createClientRegistry({
     defaultSite: resolveSite(booru.url),
     cache: new Keyv(),
-    logger: createLogger({ level: 'silent', destination: { write: (line: string) => void lines.push(line) } }),
+    logger: createLogger({
+      level: 'silent',
+      destination: { write: (line: string) => void lines.push(line) },
+    }),
   });
 });
 afterAll(async () => {
@@ -48,7 +51,9 @@ describe('start-up checks of the board settings', () => {
     const lines = await check(undefined, filterId);
     expect(lines).toHaveLength(1);
     expect(lines[0]?.['level']).toBe(40);
-    expect(String(lines[0]?.['msg'])).toContain(`BOORU_FILTER_ID ${filterId} is not a public or system filter`);
+    expect(String(lines[0]?.['msg'])).toContain(
+      `BOORU_FILTER_ID ${filterId} is not a public or system filter`,
+    );
   });
 
   it.each([
@@ -63,6 +68,8 @@ describe('start-up checks of the board settings', () => {
     booru.inject({ fault: { kind: 'status', status: 503 }, path: '/api/v1/json/filters/', times: 10 });
     const lines = await check(undefined, FILTER_IDS.maximumSpoilers);
     expect(lines.filter((line) => Number(line['level']) >= 40)).toEqual([]);
-    expect(lines.some((line) => line['msg'] === 'could not check BOORU_FILTER_ID with the site now')).toBe(true);
+    expect(lines.some((line) => line['msg'] === 'could not check BOORU_FILTER_ID with the site now')).toBe(
+      true,
+    );
   });
 });

@@ -7,12 +7,12 @@
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import type { ButtonInteraction } from 'discord.js';
-import type { CommandContext } from '../../src/bot/command.js';
-import { decodeCustomId, encodeCustomId, encodeTime, siteCode } from '../../src/bot/custom-id.js';
-import { reverseButtons } from '../../src/bot/reverse-results.js';
-import { encodeSearchButton, searchButtons, SEARCH_STATE_KIND } from '../../src/bot/search-paging.js';
-import { createInteractionState } from '../../src/bot/state.js';
-import { UserFacingError } from '../../src/bot/user-error.js';
+import type { CommandContext } from '../../src/discord/contract.js';
+import { decodeCustomId, encodeCustomId, encodeTime, siteCode } from '../../src/discord/custom-id.js';
+import { reverseButtons } from '../../commands/reverse/results.js';
+import { encodeSearchButton, searchButtons, SEARCH_STATE_KIND } from '../../commands/search/paging.js';
+import { createInteractionState } from '../../src/discord/button-state.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 import { knownSite } from '../../src/philomena/sites.js';
 
 const SITE = knownSite('derpibooru')!;

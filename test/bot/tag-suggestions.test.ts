@@ -3,7 +3,7 @@
  * implies one, is offered with its count; inside them, every tag as before.
  */
 import { describe, expect, it } from 'vitest';
-import { suggestTags } from '../../src/bot/tag-suggestions.js';
+import { suggestTags } from '../../commands/shared/tag-suggestions.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import { tagSchema } from '../../src/philomena/schemas.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSiteDirectory } from '../../src/bot/sites.js';
-import { extractUnfurlLinks, maskSuppressedText } from '../../src/bot/unfurl.js';
+import { createSiteDirectory } from '../../commands/shared/site-directory.js';
+import { extractUnfurlLinks, maskSuppressedText } from '../../commands/unfurl/unfurl.js';
 import { knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 const sites = createSiteDirectory({

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordAPIError, HTTPError } from 'discord.js';
-import { fitChoices, tokenUsable, type Ack } from '../../src/bot/router.js';
+import { fitChoices, tokenUsable, type Ack } from '../../src/discord/router.js';
 import {
   discordFailureOf,
   UserFacingError,
   userErrorText,
   type DiscordFailure,
-} from '../../src/bot/user-error.js';
+} from '../../src/discord/user-error.js';
 import {
   BadQueryError,
   ForbiddenError,

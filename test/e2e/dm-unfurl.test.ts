@@ -6,7 +6,7 @@
  */
 import { GatewayIntentBits, IntentsBitField, Partials } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
-import { discordClientOptions } from '../../src/bot/client-options.js';
+import { discordClientOptions } from '../../src/discord/client-options.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { embedsOf } from '../support/messages.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MessageFlags, PermissionFlagsBits } from 'discord.js';
-import { DISALLOWED_INTENTS_LINE } from '../../src/bot/bot.js';
+import { DISALLOWED_INTENTS_LINE } from '../../src/discord/bot.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';

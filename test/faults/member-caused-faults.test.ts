@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ONE_AT_A_TIME_TEXT } from '../../src/bot/reverse-gate.js';
-import { UPLOAD_TIMED_OUT_TEXT } from '../../src/bot/reverse-results.js';
+import { ONE_AT_A_TIME_TEXT } from '../../commands/reverse/reverse-gate.js';
+import { UPLOAD_TIMED_OUT_TEXT } from '../../commands/reverse/results.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { API, boardCalls } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';

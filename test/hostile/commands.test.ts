@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeSearchQuery } from '../../src/bot/safety.js';
-import { SORTS } from '../../src/bot/search-paging.js';
+import { SORTS } from '../../commands/search/paging.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';

@@ -5,8 +5,8 @@
  */
 import { SlashCommandBuilder } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Command } from '../../src/bot/command.js';
-import { RESTARTING_TEXT } from '../../src/bot/router.js';
+import type { Command } from '../../src/discord/contract.js';
+import { RESTARTING_TEXT } from '../../src/discord/router.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { startHarness, type Harness } from '../support/harness.js';

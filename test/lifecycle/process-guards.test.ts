@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { installProcessGuards, SHUTDOWN_COMPLETE } from '../../src/bot/process-guards.js';
+import { installProcessGuards, SHUTDOWN_COMPLETE } from '../../src/discord/process-guards.js';
 import { createLogger } from '../../src/logger.js';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;

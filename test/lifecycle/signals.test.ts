@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MessageFlags } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RESTARTING_TEXT } from '../../src/bot/router.js';
-import { SHUTDOWN_COMPLETE } from '../../src/bot/process-guards.js';
-import { KEY_NOT_USED } from '../../src/bot/startup-checks.js';
+import { RESTARTING_TEXT } from '../../src/discord/router.js';
+import { SHUTDOWN_COMPLETE } from '../../src/discord/process-guards.js';
+import { KEY_NOT_USED } from '../../src/startup-checks.js';
 import { closeStore, createStore } from '../../src/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import {

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Keyv from 'keyv';
-import { createBot, type Bot, type BotDeps } from '../../src/bot/bot.js';
+import { createBot, type Bot, type BotDeps } from '../../src/discord/bot.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import {

@@ -16,17 +16,17 @@ import { allCommands } from '../../commands/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClientRegistry } from '../philomena/registry.js';
-import type { Command, CommandContext } from './command.js';
+import type { Command, CommandContext } from './contract.js';
 import { discordClientOptions } from './client-options.js';
-import { attachmentHosts, createDownloader } from './download.js';
-import { createReverseGate } from './reverse-gate.js';
+import { attachmentHosts, createDownloader } from '../../commands/reverse/download.js';
+import { createReverseGate } from '../../commands/reverse/reverse-gate.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
-import { createGuildSettings } from './settings.js';
-import { createSiteDirectory } from './sites.js';
-import { createInteractionState } from './state.js';
-import { createUnfurlHandler } from './unfurl.js';
+import { createGuildSettings } from '../../commands/shared/guild-settings.js';
+import { createSiteDirectory } from '../../commands/shared/site-directory.js';
+import { createInteractionState } from './button-state.js';
+import { createUnfurlHandler } from '../../commands/unfurl/unfurl.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
 
 export interface BotDeps {
@@ -136,12 +136,15 @@ export function createBot(deps: BotDeps): Bot {
           server: message.guildId ?? 'dm',
           member: message.author.id,
         } as const;
-        inFlight.track(runWithRequestContext(requester, () => unfurl(message)), {
-          messageId: message.id,
-          guildId: message.guildId,
-          channelId: message.channelId,
-          handler: 'unfurl',
-        });
+        inFlight.track(
+          runWithRequestContext(requester, () => unfurl(message)),
+          {
+            messageId: message.id,
+            guildId: message.guildId,
+            channelId: message.channelId,
+            handler: 'unfurl',
+          },
+        );
       });
     }
     made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));

@@ -2,9 +2,9 @@
  * The sites the bot understands (every known site and the configured one) and the filter rule: a server's
  * filter belongs to the site it was set for; BOORU_FILTER_ID applies on the configured site only.
  */
-import { createLinkRecogniser } from '../philomena/links.js';
-import { KNOWN_SITES, type Site } from '../philomena/sites.js';
-import type { SiteDirectory } from './command.js';
+import { createLinkRecogniser } from '../../src/philomena/links.js';
+import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
+import type { SiteDirectory } from '../../src/discord/contract.js';
 
 export function createSiteDirectory(options: {
   readonly defaultSite: Site;

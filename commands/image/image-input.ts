@@ -1,6 +1,6 @@
 /** What `/image id:` accepts: a bare id (`1234`, `#1234`, `>>1234`) on the view's site, or a link to any site. */
-import type { Site } from '../philomena/sites.js';
-import type { SiteDirectory } from './command.js';
+import type { Site } from '../../src/philomena/sites.js';
+import type { SiteDirectory } from '../../src/discord/contract.js';
 
 export interface ImageTarget {
   readonly site: Site;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../src/bot/command.js';
-import { NO_MENTIONS } from '../src/bot/render/index.js';
+import type { Command } from '../../src/discord/contract.js';
+import { NO_MENTIONS } from '../../src/bot/render/index.js';
 import {
   noResultsText,
   renderSearchPage,
@@ -9,9 +9,9 @@ import {
   searchButtons,
   SORTS,
   type Sort,
-} from '../src/bot/search-paging.js';
-import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from '../src/bot/tag-suggestions.js';
-import { lastTerm } from '../src/philomena/tags.js';
+} from './paging.js';
+import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
+import { lastTerm } from '../../src/philomena/tags.js';
 
 const QUERY_MAX = 1000;
 

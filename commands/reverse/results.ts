@@ -4,15 +4,22 @@
  */
 import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
 import { z } from 'zod';
-import { BOARD_UPLOAD_MAX_BYTES } from '../philomena/client.js';
-import type { ReverseSearchInput } from '../philomena/client-types.js';
-import type { Site } from '../philomena/sites.js';
-import type { ButtonHandler, CommandContext } from './command.js';
-import { decodeCount, decodeTime, encodeCustomId, encodeTime, siteCode, siteOfCode } from './custom-id.js';
-import { buttonRow, cardMessage, showImage, type ActionRow } from './image-cards.js';
-import { NO_MENTIONS } from './render/index.js';
-import { STATE_TOKEN, STATE_TTL_MS } from './state.js';
-import { UserFacingError } from './user-error.js';
+import { BOARD_UPLOAD_MAX_BYTES } from '../../src/philomena/client.js';
+import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
+import type { Site } from '../../src/philomena/sites.js';
+import type { ButtonHandler, CommandContext } from '../../src/discord/contract.js';
+import {
+  decodeCount,
+  decodeTime,
+  encodeCustomId,
+  encodeTime,
+  siteCode,
+  siteOfCode,
+} from '../../src/discord/custom-id.js';
+import { buttonRow, cardMessage, showImage, type ActionRow } from '../image/show-image.js';
+import { NO_MENTIONS } from '../../src/bot/render/index.js';
+import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 
 export const REVERSE_NS = 'rev';
 const STATE_KIND = 'reverse';
@@ -203,10 +210,7 @@ function attachmentKey(url: string): string {
  * The reverse-search input of an uploaded picture, checked (kind, size) before anything is read. The
  * download itself starts only when the board has a slot for the search, and streams through to it.
  */
-export function fileInput(
-  file: PictureFile,
-  context: Pick<CommandContext, 'download'>,
-): ReverseSearchInput {
+export function fileInput(file: PictureFile, context: Pick<CommandContext, 'download'>): ReverseSearchInput {
   if (!isMatchableMedia(file.contentType, file.name)) {
     throw new UserFacingError('That file is not an image the site can match.');
   }

@@ -1,10 +1,10 @@
 import { SlashCommandBuilder } from 'discord.js';
 import type { ButtonInteraction } from 'discord.js';
-import type { Command, CommandContext } from '../src/bot/command.js';
-import { decodeImageId, siteOfCode } from '../src/bot/custom-id.js';
-import { cardMessage, mergedNote, REVEAL_KEY, showImage } from '../src/bot/image-cards.js';
-import { parseImageInput } from '../src/bot/image-input.js';
-import { UserFacingError } from '../src/bot/user-error.js';
+import type { Command, CommandContext } from '../../src/discord/contract.js';
+import { decodeImageId, siteOfCode } from '../../src/discord/custom-id.js';
+import { cardMessage, mergedNote, REVEAL_KEY, showImage } from './show-image.js';
+import { parseImageInput } from './image-input.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 
 async function reveal(interaction: ButtonInteraction, args: readonly string[], context: CommandContext) {
   const site = siteOfCode(args[0] ?? '', context.sites.all, context.sites.defaultSite);

@@ -3,10 +3,10 @@
  * age-restricted. Resolved fresh each time so a settings change applies at once.
  */
 import type { Channel } from 'discord.js';
-import type { Site } from '../philomena/sites.js';
-import type { SiteDirectory, View } from './command.js';
-import { isAgeRestrictedChannel } from './safety.js';
-import type { GuildSettings } from './settings.js';
+import type { Site } from '../../src/philomena/sites.js';
+import type { SiteDirectory, View } from '../../src/discord/contract.js';
+import { isAgeRestrictedChannel } from '../../src/bot/safety.js';
+import type { GuildSettings } from './guild-settings.js';
 
 export function makeView(options: {
   readonly site: Site;

@@ -10,17 +10,17 @@
  * skipped without a word (a notice would be spam of its own) and logged at debug.
  */
 import { PermissionFlagsBits, type APIButtonComponent, type APIEmbed, type Message } from 'discord.js';
-import type { RateLimit } from '../config.js';
-import { SettingsUnavailableError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { ImageLink } from '../philomena/links.js';
-import type { ClientRegistry } from '../philomena/registry.js';
-import type { SiteDirectory } from './command.js';
-import { createKeyedLimiter } from './cooldown.js';
-import { buttonRow, revealButton, showImage, type ActionRow } from './image-cards.js';
-import { fitEmbeds } from './render/index.js';
-import type { GuildSettings } from './settings.js';
-import { resolveView } from './view.js';
+import type { RateLimit } from '../../src/config.js';
+import { SettingsUnavailableError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import type { ImageLink } from '../../src/philomena/links.js';
+import type { ClientRegistry } from '../../src/philomena/registry.js';
+import type { SiteDirectory } from '../../src/discord/contract.js';
+import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
+import { buttonRow, revealButton, showImage, type ActionRow } from '../image/show-image.js';
+import { fitEmbeds } from '../../src/bot/render/index.js';
+import type { GuildSettings } from '../shared/guild-settings.js';
+import { resolveView } from '../shared/view.js';
 
 export const UNFURL_MAX_CARDS = 3;
 

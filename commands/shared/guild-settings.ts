@@ -11,9 +11,9 @@
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
-import { SettingsUnavailableError, StoreAccessError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { recordStoreOf } from '../store.js';
+import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import { recordStoreOf } from '../../src/store.js';
 
 export interface GuildSettingsRecord {
   /** `Site.id` of the server's site; undefined means BOORU_URL's. */

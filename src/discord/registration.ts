@@ -13,7 +13,7 @@ import {
 } from 'discord.js';
 import type Keyv from 'keyv';
 import type { Logger } from '../logger.js';
-import type { Command } from './command.js';
+import type { Command } from './contract.js';
 
 /**
  * A command body as sent. discord-api-types types `default_member_permissions` as a string (what the

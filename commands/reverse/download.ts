@@ -9,7 +9,7 @@
  * the timeout (before the answer or mid-body) is an expected failure: the member is asked to try again and
  * the cause rides along for the router's log line.
  */
-import { UserFacingError } from './user-error.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 
 export interface DownloadOptions {
   readonly maxBytes: number;
@@ -55,7 +55,8 @@ export function createDownloader(options: DownloaderOptions = {}): Download {
 
   function readable(text: string, base?: URL): URL | undefined {
     const parsed = URL.canParse(text, base?.href) ? new URL(text, base) : undefined;
-    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return undefined;
+    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
+      return undefined;
     if (parsed.username !== '' || parsed.password !== '') return undefined;
     return allowed.has(parsed.hostname.toLowerCase()) ? parsed : undefined;
   }

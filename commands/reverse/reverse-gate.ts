@@ -9,7 +9,7 @@
  *
  * The slot is taken before anything is downloaded, so waiting costs no memory.
  */
-import { UserFacingError } from './user-error.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 
 export interface ReverseGateOptions {
   /** File searches at once; default 2. */

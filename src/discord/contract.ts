@@ -16,10 +16,10 @@ import type { Logger } from '../logger.js';
 import type { ImageLink } from '../philomena/links.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { Site } from '../philomena/sites.js';
-import type { Download } from './download.js';
-import type { ReverseGate } from './reverse-gate.js';
-import type { GuildSettings } from './settings.js';
-import type { InteractionState } from './state.js';
+import type { Download } from '../../commands/reverse/download.js';
+import type { ReverseGate } from '../../commands/reverse/reverse-gate.js';
+import type { GuildSettings } from '../../commands/shared/guild-settings.js';
+import type { InteractionState } from './button-state.js';
 
 /** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
 export interface View {

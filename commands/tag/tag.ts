@@ -1,13 +1,13 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command, View } from '../src/bot/command.js';
-import { fitEmbeds, NO_MENTIONS, tagCard } from '../src/bot/render/index.js';
-import { boardQuery } from '../src/bot/search-paging.js';
-import { suggestionLabel, suggestTags } from '../src/bot/tag-suggestions.js';
-import { isPhilomenaError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
-import type { PhilomenaClient } from '../src/philomena/client-types.js';
-import type { Image, Tag } from '../src/philomena/schemas.js';
-import { quoteTag } from '../src/philomena/tags.js';
+import type { Command, View } from '../../src/discord/contract.js';
+import { fitEmbeds, NO_MENTIONS, tagCard } from '../../src/bot/render/index.js';
+import { boardQuery } from '../search/paging.js';
+import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
+import { isPhilomenaError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { Image, Tag } from '../../src/philomena/schemas.js';
+import { quoteTag } from '../../src/philomena/tags.js';
 
 /**
  * The example is the first search result: filtered, and only `safe` outside age-restricted channels. It

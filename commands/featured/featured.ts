@@ -1,7 +1,7 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../src/bot/command.js';
-import { cardContext, cardMessage, filterContext } from '../src/bot/image-cards.js';
-import { imageCard } from '../src/bot/render/index.js';
+import type { Command } from '../../src/discord/contract.js';
+import { cardContext, cardMessage, filterContext } from '../image/show-image.js';
+import { imageCard } from '../../src/bot/render/index.js';
 
 export const featuredCommand = {
   kind: 'chat',

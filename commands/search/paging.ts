@@ -5,15 +5,22 @@
  */
 import { ButtonStyle, ComponentType, type APIButtonComponent, type ButtonInteraction } from 'discord.js';
 import { z } from 'zod';
-import type { SortDirection, SortField } from '../philomena/client-types.js';
-import type { Site } from '../philomena/sites.js';
-import type { ButtonHandler, CommandContext, View } from './command.js';
-import { decodeCount, decodeTime, encodeCustomId, encodeTime, siteCode, siteOfCode } from './custom-id.js';
-import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from './image-cards.js';
-import { imageCard, NO_MENTIONS } from './render/index.js';
-import { safeSearchQuery } from './safety.js';
-import { STATE_TOKEN, STATE_TTL_MS } from './state.js';
-import { UserFacingError } from './user-error.js';
+import type { SortDirection, SortField } from '../../src/philomena/client-types.js';
+import type { Site } from '../../src/philomena/sites.js';
+import type { ButtonHandler, CommandContext, View } from '../../src/discord/contract.js';
+import {
+  decodeCount,
+  decodeTime,
+  encodeCustomId,
+  encodeTime,
+  siteCode,
+  siteOfCode,
+} from '../../src/discord/custom-id.js';
+import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../image/show-image.js';
+import { imageCard, NO_MENTIONS } from '../../src/bot/render/index.js';
+import { safeSearchQuery } from '../../src/bot/safety.js';
+import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
 
 export const SORTS = ['newest', 'oldest', 'score', 'wilson', 'faves', 'random', 'relevance'] as const;
 export type Sort = (typeof SORTS)[number];

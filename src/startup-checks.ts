@@ -4,9 +4,9 @@
  * BOORU_FILTER_ID is a filter the board applies to anonymous requests (a private one is silently ignored).
  * Neither stops the bot: a board that cannot be reached now is checked by every command later anyway.
  */
-import { NotFoundError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { PhilomenaClient } from '../philomena/client-types.js';
+import { NotFoundError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { PhilomenaClient } from './philomena/client-types.js';
 
 export const KEY_NOT_USED =
   'BOORU_API_KEY is set but not used: the bot sends no key with any request, so members’ searches never run with your account’s rights (my:upvotes, my:uploads, private filters, staff fields). You can remove it.';

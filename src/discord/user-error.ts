@@ -14,7 +14,7 @@ import {
   SiteUnavailableError,
   isPhilomenaError,
 } from '../errors.js';
-import { escapeMarkdown } from './render/index.js';
+import { escapeMarkdown } from '../bot/render/index.js';
 
 /** A failure whose message is meant for the member as written (bad input the command detected). */
 export class UserFacingError extends Error {

@@ -1,8 +1,8 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../src/bot/command.js';
-import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from '../src/bot/reverse-results.js';
-import { UserFacingError } from '../src/bot/user-error.js';
-import type { ReverseSearchInput } from '../src/philomena/client-types.js';
+import type { Command } from '../../src/discord/contract.js';
+import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from './results.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
+import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 
 function httpUrl(text: string): string | undefined {
   try {

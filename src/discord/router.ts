@@ -31,15 +31,15 @@ import type {
   CommandContext,
   MessageCommand,
   SiteDirectory,
-} from './command.js';
-import { createKeyedLimiter, type KeyedLimiter } from './cooldown.js';
+} from './contract.js';
+import { createKeyedLimiter, type KeyedLimiter } from './keyed-limiter.js';
 import { decodeCustomId } from './custom-id.js';
-import { NO_MENTIONS } from './render/index.js';
-import type { GuildSettings } from './settings.js';
-import type { InteractionState } from './state.js';
-import { CHOICE_TEXT_MAX } from './tag-suggestions.js';
+import { NO_MENTIONS } from '../bot/render/index.js';
+import type { GuildSettings } from '../../commands/shared/guild-settings.js';
+import type { InteractionState } from './button-state.js';
+import { CHOICE_TEXT_MAX } from '../../commands/shared/tag-suggestions.js';
 import { discordFailureOf, UserFacingError, userErrorText, type DiscordFailure } from './user-error.js';
-import { resolveView } from './view.js';
+import { resolveView } from '../../commands/shared/view.js';
 
 export interface RouterDeps {
   readonly commands: readonly Command[];

@@ -7,9 +7,9 @@
  * L5): rating tags other than `safe` are left out, and so are tags that imply one (the board's own way of
  * saying a tag is adult, e.g. a tag implying `explicit`).
  */
-import type { PhilomenaClient } from '../philomena/client-types.js';
-import type { Tag } from '../philomena/schemas.js';
-import { RATINGS, tagNameOfSlug } from '../philomena/tags.js';
+import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { Tag } from '../../src/philomena/schemas.js';
+import { RATINGS, tagNameOfSlug } from '../../src/philomena/tags.js';
 
 export interface TagSuggestion {
   /** The tag to use: for an alias, its target's name (the board gives the target as a slug). */

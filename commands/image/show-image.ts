@@ -9,13 +9,19 @@ import {
   type APIButtonComponent,
   type APIEmbed,
 } from 'discord.js';
-import type { Logger } from '../logger.js';
-import type { PhilomenaClient } from '../philomena/client-types.js';
-import type { Image } from '../philomena/schemas.js';
-import type { Site } from '../philomena/sites.js';
-import type { View } from './command.js';
-import { encodeCustomId, siteCode } from './custom-id.js';
-import { fitEmbeds, imageCard, NO_MENTIONS, type CardContext, type ImageCard } from './render/index.js';
+import type { Logger } from '../../src/logger.js';
+import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { Image } from '../../src/philomena/schemas.js';
+import type { Site } from '../../src/philomena/sites.js';
+import type { View } from '../../src/discord/contract.js';
+import { encodeCustomId, siteCode } from '../../src/discord/custom-id.js';
+import {
+  fitEmbeds,
+  imageCard,
+  NO_MENTIONS,
+  type CardContext,
+  type ImageCard,
+} from '../../src/bot/render/index.js';
 
 /** Merge chains longer than this are treated as a loop. */
 const MAX_MERGE_HOPS = 5;

@@ -1,14 +1,9 @@
 import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
 import type { Message } from 'discord.js';
-import type { Command } from '../src/bot/command.js';
-import {
-  answerReverseSearch,
-  fileInput,
-  isMatchableMedia,
-  type PictureFile,
-} from '../src/bot/reverse-results.js';
-import { UserFacingError } from '../src/bot/user-error.js';
-import type { ReverseSearchInput } from '../src/philomena/client-types.js';
+import type { Command } from '../../src/discord/contract.js';
+import { answerReverseSearch, fileInput, isMatchableMedia, type PictureFile } from './results.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
+import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 
 /** The first picture of a message: an attachment (uploaded as a file), else an embed's image or thumbnail. */
 export function firstPicture(

@@ -4,7 +4,7 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import type { ChatCommand, Command, CommandContext } from '../src/bot/command.js';
+import type { ChatCommand, Command, CommandContext } from '../../src/discord/contract.js';
 import {
   escapeInline,
   escapeMarkdown,
@@ -12,13 +12,13 @@ import {
   NO_MENTIONS,
   truncate,
   truncateMarkdown,
-} from '../src/bot/render/index.js';
-import { UserFacingError } from '../src/bot/user-error.js';
-import { NotFoundError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
-import type { PhilomenaClient } from '../src/philomena/client-types.js';
-import type { Filter } from '../src/philomena/schemas.js';
-import { KNOWN_SITES, type Site } from '../src/philomena/sites.js';
+} from '../../src/bot/render/index.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
+import { NotFoundError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { Filter } from '../../src/philomena/schemas.js';
+import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
 
 /** Characters of the filter's name (the board sets no limit) and of its description, before escaping. */
 const NAME_MAX = 100;
