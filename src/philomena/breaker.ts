@@ -20,7 +20,7 @@
  * timed out or lost its connection. Otherwise any member could open the breaker for every server with a
  * couple of slow URLs (review M3).
  */
-import { RateLimitedError, SiteUnavailableError } from '../errors.js';
+import { RateLimitedError, SiteUnavailableError } from './errors.js';
 
 const PAUSE_TOLERANCE_MS = 25;
 

@@ -29,7 +29,7 @@
  * The queue is bounded in total, per server and per member, and every wait has a deadline, so neither a
  * stuck site nor one busy server or member can pile up callers without end or hold most of the queue.
  */
-import { SiteUnavailableError } from '../errors.js';
+import { SiteUnavailableError } from './errors.js';
 import type { RequestContext, RequestPriority } from './request-context.js';
 
 export interface WindowSpec {

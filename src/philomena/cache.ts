@@ -35,7 +35,7 @@
  */
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from './errors.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -27,8 +27,8 @@ import {
   InvalidResponseError,
   NotFoundError,
   type PhilomenaErrorContext,
-} from '../errors.js';
-import { createRedactor } from '../redact.js';
+} from './errors.js';
+import { createRedactor, scrubError } from './redact.js';
 import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './breaker.js';
 import { createRequestBudget, type BudgetOptions, type BudgetStats, type RequestBudget } from './budget.js';
 import { createResponseCache, LIFETIMES, NEW_UPLOAD_MS, type ResponseCache } from './cache.js';
@@ -76,7 +76,6 @@ import { tagPath, tagSlug, wellFormed } from './tags.js';
 import {
   createTransport,
   multipartFileBody,
-  scrubError,
   type StreamedBody,
   type Transport,
   type TransportOptions,

@@ -47,5 +47,6 @@ export * from './schemas.js';
 export * from './sites.js';
 export * from './tags.js';
 export * from './urls.js';
-export * from '../errors.js';
+export * from './errors.js';
+export { createRedactor, REDACTED, redactUrl } from './redact.js';
 export * from './links.js';

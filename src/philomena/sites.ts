@@ -3,7 +3,7 @@
  * domain (for links to image pages) and its CDN hosts (for recognising thumbnail links).
  */
 import { isIP } from 'node:net';
-import { SiteUrlError } from '../errors.js';
+import { SiteUrlError } from './errors.js';
 
 export interface Site {
   /** Stable id used in settings and cache keys: `derpibooru`, ... or `custom:<host[:port]>`. */

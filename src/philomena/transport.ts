@@ -35,9 +35,10 @@ import {
   RateLimitedError,
   SiteUnavailableError,
   type PhilomenaError,
-} from '../errors.js';
+} from './errors.js';
 import type { CircuitBreaker } from './breaker.js';
 import type { RequestBudget } from './budget.js';
+import { scrubError } from './redact.js';
 import type { RequestContext } from './request-context.js';
 
 /** A body read from a source as it is sent, so a large upload is never held in memory whole. */
@@ -232,18 +233,6 @@ export function parseRetryAfter(
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
-}
-
-/** A stand-in for `error` that keeps only its redacted message, its name and a string `code`: no cause chain. */
-export function scrubError(error: unknown, redact: (text: string) => string): Error {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  // A fresh Error: its stack is built from the redacted message, and it has no cause.
-  const scrubbed = new Error(redact(message));
-  if (error instanceof Error && error.name !== 'Error') {
-    Object.defineProperty(scrubbed, 'name', { value: error.name, enumerable: false, configurable: true });
-  }
-  return Object.assign(scrubbed, typeof code === 'string' ? { code } : {});
 }
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from '../../src/philomena/breaker.js';
-import { RateLimitedError, SiteUnavailableError } from '../../src/errors.js';
+import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
 
 function setup(overrides: { threshold?: number; coolDownMs?: number; maxCoolDownMs?: number } = {}) {
   let time = 0;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRequestBudget, type BudgetSlot } from '../../src/philomena/budget.js';
 import type { RequestContext } from '../../src/philomena/request-context.js';
-import { SiteUnavailableError } from '../../src/errors.js';
+import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush } from './timer-clock.js';
 
 const IMAGE = '/api/v1/json/images/1';

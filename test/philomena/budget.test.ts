@@ -8,7 +8,7 @@ import {
   isSearchPath,
 } from '../../src/philomena/budget.js';
 import { userErrorText } from '../../src/discord/user-error.js';
-import { SiteUnavailableError } from '../../src/errors.js';
+import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush, type TimerClock } from './timer-clock.js';
 
 /** Releases a granted slot at once (a request that took no time), then runs `then`. */

@@ -1,7 +1,7 @@
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { createResponseCache, NOT_FOUND_LIFETIME_MS } from '../../src/philomena/cache.js';
-import { NotFoundError, SiteUnavailableError } from '../../src/errors.js';
+import { NotFoundError, SiteUnavailableError } from '../../src/philomena/errors.js';
 
 function setup(memoryEntries = 500) {
   let time = 1_000_000;

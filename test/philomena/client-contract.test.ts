@@ -23,7 +23,7 @@ import {
 import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client.js';
 import { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from '../../src/philomena/cache.js';
 import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
-import { InvalidResponseError, NotFoundError, SiteUnavailableError } from '../../src/errors.js';
+import { InvalidResponseError, NotFoundError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import { philomenaFixture } from '../support/shared.js';
 
 let booru: FakePhilomena;

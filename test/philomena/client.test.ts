@@ -23,7 +23,7 @@ import {
   NotFoundError,
   RateLimitedError,
   SiteUnavailableError,
-} from '../../src/errors.js';
+} from '../../src/philomena/errors.js';
 import type { Image } from '../../src/philomena/schemas.js';
 import { quoteTag } from '../../src/philomena/tags.js';
 

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { createResponseCache } from '../../src/philomena/cache.js';
 import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
 import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
-import { InvalidResponseError, isPhilomenaError, SiteUnavailableError } from '../../src/errors.js';
+import { InvalidResponseError, isPhilomenaError, SiteUnavailableError } from '../../src/philomena/errors.js';
 
 const KEY = 'Zq9-redaction+key/with=odd&chars';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
-import { ForbiddenError, SiteUnavailableError } from '../../src/errors.js';
+import { ForbiddenError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import { philomenaFixture } from '../support/shared.js';
 
 const KEY = 'registry-secret-key-0042';

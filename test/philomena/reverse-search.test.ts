@@ -15,7 +15,7 @@ import {
 import { createRequestBudget } from '../../src/philomena/budget.js';
 import type { ReverseSearchUpload } from '../../src/philomena/client-types.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
-import { SiteUnavailableError } from '../../src/errors.js';
+import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { closeServers, json, multipartFile, serve, type Served } from './local-server.js';
 import { fakeClock, flush } from './timer-clock.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLinkRecogniser } from '../../src/philomena/links.js';
-import { SiteUrlError } from '../../src/errors.js';
+import { SiteUrlError } from '../../src/philomena/errors.js';
 import { isLocalNetworkHost, KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 /** The table of philomena-behaviour.md ("Sites"). */

@@ -14,7 +14,7 @@ import {
   type StreamedBody,
   type TransportOptions,
 } from '../../src/philomena/transport.js';
-import { SiteUnavailableError } from '../../src/errors.js';
+import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { closeServers, empty, hang, json, multipartFile, serve, type Served } from './local-server.js';
 import { fakeClock, flush } from './timer-clock.js';
 

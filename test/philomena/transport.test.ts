@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createRedactor } from '../../src/redact.js';
+import { createRedactor } from '../../src/philomena/redact.js';
 import { readFileSync } from 'node:fs';
 import {
   createTransport,
@@ -12,7 +12,7 @@ import {
   type TransportOptions,
 } from '../../src/philomena/transport.js';
 import { createCircuitBreaker } from '../../src/philomena/breaker.js';
-import { RateLimitedError, SiteUnavailableError } from '../../src/errors.js';
+import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
 
 const KEY = 'sEcReTkEy123456';
 

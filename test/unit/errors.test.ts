@@ -10,6 +10,8 @@ import {
   RateLimitedError,
   SiteUnavailableError,
 } from '../../src/errors.js';
+import * as appErrors from '../../src/errors.js';
+import * as libraryErrors from '../../src/philomena/errors.js';
 
 const ctx = { site: 'derpibooru', path: '/api/v1/json/images/1?key=[REDACTED]', status: 418 };
 
@@ -56,5 +58,15 @@ describe('error hierarchy', () => {
     expect(config).toMatchObject({ name: 'ConfigError', code: 'CONFIG_INVALID' });
     expect(config.message).toContain('DISCORD_TOKEN is missing');
     expect(config.message).toContain('STORE_URL is not a URL');
+  });
+
+  it('GIVEN the application errors module THEN it re-exports every library error as the same class', () => {
+    const names = Object.keys(libraryErrors);
+    expect(names).toEqual(expect.arrayContaining(['PhilomenaError', 'NotFoundError', 'SiteUrlError']));
+    for (const name of names) {
+      expect(appErrors).toHaveProperty(name, libraryErrors[name as keyof typeof libraryErrors]);
+    }
+    expect(libraryErrors).not.toHaveProperty('ConfigError');
+    expect(libraryErrors).not.toHaveProperty('StoreOpenError');
   });
 });

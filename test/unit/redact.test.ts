@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED, redactUrl } from '../../src/redact.js';
-import { scrubError } from '../../src/philomena/transport.js';
+import { createRedactor, REDACTED, redactUrl, scrubError } from '../../src/redact.js';
 
 const KEY = 'a+b/c=d&e"f\\g';
 
