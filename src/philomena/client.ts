@@ -72,7 +72,7 @@ import {
   type VisibleImage,
 } from './schemas.js';
 import type { Site } from './sites.js';
-import { tagPath, tagSlug, wellFormed } from './tags.js';
+import { tagPath, tagSlug } from './tags.js';
 import {
   createTransport,
   multipartFileBody,
@@ -220,7 +220,7 @@ function text(name: string, value: unknown): string {
 
 function segment(name: string, value: string): string {
   if (text(name, value).trim() === '') throw new RangeError(`${name} must not be empty`);
-  return encodeURIComponent(wellFormed(value));
+  return encodeURIComponent(value.toWellFormed());
 }
 
 type Query = Record<string, string | number | undefined>;

@@ -135,7 +135,7 @@ export function isTagSlug(text: string): boolean {
  */
 export function tagPath(nameOrSlug: string): string {
   // encodeURIComponent throws URIError on a lone surrogate, which user input (a cut emoji) can carry.
-  const text = wellFormed(nameOrSlug);
+  const text = nameOrSlug.toWellFormed();
   const slug = isTagSlug(text) ? text : tagSlug(text);
   // encodeURIComponent leaves !'()* alone; they are encoded too, as `(`/`)` would end a Markdown link.
   return encodeURIComponent(slug)
@@ -144,11 +144,11 @@ export function tagPath(nameOrSlug: string): string {
 }
 
 /**
- * `text` with every lone surrogate replaced by U+FFFD, as `String.prototype.toWellFormed` does (not in our
- * ES2023 lib): what URL encoding and JSON need, and what a server decoding UTF-8 would make of it anyway.
+ * `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`): what URL encoding
+ * and JSON need, and what a server decoding UTF-8 would make of it anyway. Kept as a function for importers.
  */
 export function wellFormed(text: string): string {
-  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return text.toWellFormed();
 }
 
 /** A tag name as one quoted term of a search query `q`: `"` and `\` escaped. */

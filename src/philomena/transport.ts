@@ -1,7 +1,8 @@
 /**
  * The one function that talks HTTP to a Philomena site. It owns, per attempt: the circuit breaker check,
- * a budget slot (held until the attempt has settled, see budget.ts), a timeout with its own AbortController; and across attempts: retries with exponential
- * backoff and full jitter, `Retry-After`, and an overall deadline.
+ * a budget slot (held until the attempt has settled, see budget.ts), a timeout (`AbortSignal.timeout`, joined
+ * with the caller's signal by `AbortSignal.any`); and across attempts: retries with exponential backoff and
+ * full jitter, `Retry-After`, and an overall deadline.
  *
  * Retried (when the request is `idempotent` and not `retry: false`): network errors, timeouts, 5xx, 429 and
  * 501. The client marks every GET idempotent, and reverse search too (a POST only because it carries a
@@ -24,12 +25,11 @@
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import type { Logger } from 'pino';
+import project from '../../package.json' with { type: 'json' };
 import {
   InvalidResponseError,
   RateLimitedError,
@@ -185,40 +185,14 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const PROJECT = 'philomena-bot';
 const PROJECT_DESCRIPTION = 'Discord bot for Philomena image boards';
-let cachedUserAgent: string | undefined;
-
-/** The project's version from its package.json, found upwards from this file (src/ or dist/src/). */
-function projectVersion(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 6; depth += 1) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      if (typeof parsed === 'object' && parsed !== null) {
-        const { name, version } = parsed as { name?: unknown; version?: unknown };
-        if (name === PROJECT && typeof version === 'string') return version;
-      }
-    } catch {
-      // No package.json here (or not readable): look one level up.
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return undefined;
-}
 
 /**
  * `philomena-bot/<version> (Discord bot for Philomena image boards)`: names the project and what it is,
- * so a site's operators can tell who is calling. Read once, on first use (no work at import time).
+ * so a site's operators can tell who is calling. The name and version are the project's package.json.
  */
 export function defaultUserAgent(): string {
-  if (cachedUserAgent === undefined) {
-    const version = projectVersion();
-    cachedUserAgent = `${PROJECT}${version === undefined ? '' : `/${version}`} (${PROJECT_DESCRIPTION})`;
-  }
-  return cachedUserAgent;
+  return `${project.name}/${project.version} (${PROJECT_DESCRIPTION})`;
 }
 
 /** `Retry-After` as milliseconds from now: delta-seconds or an HTTP date; undefined when absent or junk. */
@@ -235,22 +209,13 @@ export function parseRetryAfter(
   return Math.max(0, date - nowMs);
 }
 
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; an abort rejects with the signal's reason (as every other wait here), not an AbortError. */
+async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
 }
 
 type Outcome =
@@ -265,8 +230,6 @@ type Outcome =
     }
   /** The body's source failed: not the site's doing. */
   | { readonly kind: 'source-failed'; readonly error: unknown };
-
-class TimeoutSignal extends Error {}
 
 function isStreamed(body: TransportRequest['body']): body is StreamedBody {
   return typeof body === 'object';
@@ -374,16 +337,16 @@ export function createTransport(options: TransportOptions): Transport {
     timeoutMs: number,
     attemptNo: number,
   ): Promise<Outcome> {
-    const controller = new AbortController();
+    // Whole milliseconds (AbortSignal.timeout refuses fractions), never shorter than asked.
+    const timeout = AbortSignal.timeout(Math.ceil(timeoutMs));
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const source: SourceState | undefined = isStreamed(req.body) ? { waiting: false } : undefined;
     /** The timeout struck while the attempt waited on its body's source, not on the site. */
     let sourceStalled = false;
-    const timer = setTimeout(() => {
+    const onTimeout = (): void => {
       sourceStalled = source?.waiting === true;
-      controller.abort(new TimeoutSignal());
-    }, timeoutMs);
-    const onCallerAbort = (): void => controller.abort(req.signal?.reason);
-    req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    };
+    if (source) timeout.addEventListener('abort', onTimeout, { once: true });
     const started = now();
     const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
     let body: string | FormData | Readable | undefined;
@@ -399,21 +362,21 @@ export function createTransport(options: TransportOptions): Transport {
         source.waiting = true;
         let opened: AsyncIterable<Uint8Array>;
         try {
-          opened = await untilAborted(req.body.open(controller.signal), controller.signal);
+          opened = await untilAborted(req.body.open(signal), signal);
         } catch (error) {
-          if (!controller.signal.aborted) source.error = { value: error };
+          if (!signal.aborted) source.error = { value: error };
           throw error;
         } finally {
           source.waiting = false;
         }
         // Not in object mode: the stream reads at most one chunk ahead of the socket.
-        body = Readable.from(pump(opened, source, controller.signal), { objectMode: false });
+        body = Readable.from(pump(opened, source, signal), { objectMode: false });
       }
       const res = await request(`${base}${req.path}`, {
         method: req.method,
         headers,
         ...(body === undefined ? {} : { body }),
-        signal: controller.signal,
+        signal,
         dispatcher,
       });
       const text = await readBody(res.body, path, res.statusCode);
@@ -457,7 +420,7 @@ export function createTransport(options: TransportOptions): Transport {
           cause: scrub(error),
         });
       }
-      const timedOut = controller.signal.reason instanceof TimeoutSignal;
+      const timedOut = timeout.aborted;
       options.logger?.debug(
         {
           site,
@@ -483,8 +446,7 @@ export function createTransport(options: TransportOptions): Transport {
         }),
       };
     } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCallerAbort);
+      timeout.removeEventListener('abort', onTimeout);
     }
   }
 
