@@ -14,7 +14,6 @@ export {
 export { tagCard, type TagCardContext } from './tag-card.js';
 export {
   bareUrl,
-  boardMarkdownToDiscord,
   escapeInline,
   escapeMarkdown,
   escapeText,
@@ -22,6 +21,7 @@ export {
   neutraliseMentions,
   truncate,
   truncateMarkdown,
-} from './markdown.js';
+} from './discord-text.js';
+export { boardMarkdownToDiscord } from './board-markdown.js';
 export * from './limits.js';
 export { NO_MENTIONS } from './mentions.js';
