@@ -17,31 +17,12 @@ import type {
   User,
   VisibleImage,
 } from './schemas.js';
+import type { SortDirection, SortField } from './client/params.js';
 import type { RequestContext } from './request-context.js';
 import type { Site } from './sites.js';
 
-export type SortDirection = 'asc' | 'desc';
-export type SortField =
-  | 'id'
-  | 'updated_at'
-  | 'first_seen_at'
-  | 'aspect_ratio'
-  | 'faves'
-  | 'downvotes'
-  | 'upvotes'
-  | 'width'
-  | 'height'
-  | 'score'
-  | 'comment_count'
-  | 'tag_count'
-  | 'wilson_score'
-  | 'pixels'
-  | 'size'
-  | 'duration'
-  | '_score'
-  | 'random'
-  | `random:${number}`
-  | `gallery_id:${number}`;
+/** The image search's sort fields and directions, from the one list the client checks them against. */
+export type { SortDirection, SortField };
 
 /** Per-call options every read accepts. */
 export interface CallOptions {

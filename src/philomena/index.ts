@@ -2,6 +2,7 @@
  * The Philomena client library's public surface. The bot imports from here; so could any other program.
  */
 export { BOARD_UPLOAD_MAX_BYTES, createPhilomenaClient } from './client.js';
+export { isSortField, SORT_FIELDS } from './client/params.js';
 export type {
   ClientStats,
   ManagedPhilomenaClient,

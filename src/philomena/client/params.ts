@@ -1,0 +1,109 @@
+/**
+ * The checks every parameter passes before anything is sent: ids are whole numbers in range, `page` >= 1,
+ * `perPage` 1..50, `distance` 0..1, `limit` 1..50, `sf`/`sd` one of the server's values, path segments
+ * non-empty text. A bad value throws a `RangeError` (or `TypeError` for a value of the wrong type) naming
+ * the parameter: a programming error, since callers bound user input already, so it is not clamped silently.
+ */
+import type { FilterOption, PageOptions } from '../client-types.js';
+
+/** The sort fields of the image search (`sf`), besides the seeded `random:<n>` and `gallery_id:<n>`. */
+export const SORT_FIELDS = [
+  'id',
+  'updated_at',
+  'first_seen_at',
+  'aspect_ratio',
+  'faves',
+  'downvotes',
+  'upvotes',
+  'width',
+  'height',
+  'score',
+  'comment_count',
+  'tag_count',
+  'wilson_score',
+  'pixels',
+  'size',
+  'duration',
+  '_score',
+  'random',
+] as const;
+
+export type SortField = (typeof SORT_FIELDS)[number] | `random:${number}` | `gallery_id:${number}`;
+export type SortDirection = 'asc' | 'desc';
+
+const SORT_FIELD_SET: ReadonlySet<string> = new Set(SORT_FIELDS);
+
+export function isSortField(value: string): value is SortField {
+  return SORT_FIELD_SET.has(value) || /^(?:random|gallery_id):\d+$/.test(value);
+}
+
+/** A query of path parameters; `undefined` values are left out. */
+export type Query = Record<string, string | number | undefined>;
+
+export function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(name, String(value));
+  }
+  return params.toString();
+}
+
+/** Image ids start at 0 (Derpibooru's first upload is image 0); every other id starts at 1. */
+export function imageId(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`image id must be a whole number from 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function positiveInt(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function inRange(name: string, value: number, min: number, max: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw new RangeError(
+      `${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+export function text(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  return value;
+}
+
+/** Caller text as one path segment (forum, topic): a lone surrogate is sent as U+FFFD, never a URIError. */
+export function segment(name: string, value: string): string {
+  if (text(name, value).trim() === '') throw new RangeError(`${name} must not be empty`);
+  return encodeURIComponent(value.toWellFormed());
+}
+
+export function pageQuery(options: PageOptions | undefined): Query {
+  return {
+    page: options?.page === undefined ? undefined : positiveInt('page', options.page),
+    per_page: options?.perPage === undefined ? undefined : inRange('perPage', options.perPage, 1, 50, true),
+  };
+}
+
+/** The view's filter as `filter_id`; unset means the site's default filter. */
+export function filterQuery(filter: FilterOption | undefined): Query {
+  return {
+    filter_id: filter?.filterId === undefined ? undefined : positiveInt('filterId', filter.filterId),
+  };
+}
+
+/** `sf` and `sd` of an image search, checked against the server's values. */
+export function sortQuery(options: { readonly sf?: string; readonly sd?: string }): Query {
+  if (options.sf !== undefined && !isSortField(options.sf)) {
+    throw new RangeError(`sf must be a sort field of the server, got ${String(options.sf)}`);
+  }
+  if (options.sd !== undefined && options.sd !== 'asc' && options.sd !== 'desc') {
+    throw new RangeError(`sd must be asc or desc, got ${String(options.sd)}`);
+  }
+  return { sf: options.sf, sd: options.sd };
+}
