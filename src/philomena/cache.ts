@@ -7,6 +7,9 @@
  * 2. a small bounded in-memory LRU for hot keys;
  * 3. keyv (SQLite in production), shared by every site's client; keys carry the site id.
  *
+ * Values come back as they were stored, unparsed: the client's keys carry CACHE_SCHEMA_VERSION
+ * (client/cache-version.ts), so an entry another deploy wrote in another shape is never read.
+ *
  * Only successes are cached, plus a short negative entry for 404 (a link to a deleted id is posted again
  * and again). Any other error is never cached. A store failure never fails a request: it is logged and the
  * call goes upstream.

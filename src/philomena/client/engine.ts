@@ -25,6 +25,7 @@ import { currentRequestContext } from '../request-context.js';
 import { errorBodySchema, issuePath, type Image } from '../schemas.js';
 import type { Site } from '../sites.js';
 import type { StreamedBody, Transport, TransportRequest, TransportResponse } from '../transport.js';
+import { CACHE_SCHEMA_VERSION } from './cache-version.js';
 import { queryString, type Query } from './params.js';
 
 export const API = '/api/v1/json';
@@ -129,7 +130,7 @@ export function createEngine(options: EngineOptions): Engine {
     const part = described.length > 200 ? `h=${shortHash(described)}` : described;
     const filter = filterId === undefined ? 'default' : String(filterId);
     const auth = endpoint.auth ? authMarker : 'anon';
-    return `philomena:${site.id}:${endpoint.resource}:${part}:f=${filter}:${auth}`;
+    return `philomena:${site.id}:v${CACHE_SCHEMA_VERSION}:${endpoint.resource}:${part}:f=${filter}:${auth}`;
   }
 
   function parseJson(response: TransportResponse, path: string): unknown {
