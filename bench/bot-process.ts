@@ -12,6 +12,7 @@
 import '../test/setup.js';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { Options, type ClientOptions, type Collection } from 'discord.js';
+import { createFeatures } from '../commands/index.js';
 import { createBot } from '../src/discord/bot.js';
 import { discordClientOptions } from '../src/discord/client-options.js';
 import { loadConfig, type RateLimit } from '../src/config.js';
@@ -165,7 +166,13 @@ async function main(): Promise<void> {
     cache: store,
     logger,
   });
-  const bot = createBot({ config, logger, store, registry, clientOptions });
+  const bot = createBot({
+    config,
+    logger,
+    store,
+    ...createFeatures({ config, logger, store, registry }),
+    clientOptions,
+  });
 
   const idle = await settledMemory();
   const started = performance.now();

@@ -1,13 +1,31 @@
-/** Every command, in one list: the bot routes from it and `npm run deploy-commands` registers it. */
-import type { Command } from '../src/discord/contract.js';
+/**
+ * Every feature, in one list: the runtime routes from it and `npm run deploy-commands` registers it.
+ * `createFeatures` also builds what the features share (the site directory, server settings, button state,
+ * the reverse-search gate) and the context each interaction gets; main.ts hands it all to the runtime.
+ */
+import type Keyv from 'keyv';
+import type { Interaction } from 'discord.js';
+import type { Config } from '../src/config.js';
+import type { ContextFactory, MessageHandler } from '../src/discord/contract.js';
+import { createInteractionState } from '../src/discord/button-state.js';
+import type { DescribeError } from '../src/discord/user-error.js';
+import type { ClientRegistry } from '../src/philomena/registry.js';
 import type { Site } from '../src/philomena/sites.js';
 import { featuredCommand } from './featured/featured.js';
-import { findSourceCommand } from './reverse/find-source.js';
 import { imageCommand } from './image/image.js';
+import { findSourceCommand } from './reverse/find-source.js';
 import { reverseCommand } from './reverse/reverse.js';
 import { searchCommand } from './search/search.js';
 import { createSettingsCommand } from './settings/settings.js';
+import type { Command, CommandContext } from './shared/context.js';
+import { attachmentHosts, createDownloader, type Download } from './shared/download.js';
+import { createGuildSettings } from './shared/guild-settings.js';
+import { createReverseGate } from './shared/reverse-gate.js';
+import { createSiteDirectory } from './shared/site-directory.js';
+import { userErrorText } from './shared/user-errors.js';
+import { resolveView } from './shared/view.js';
 import { tagCommand } from './tag/tag.js';
+import { createUnfurlHandler } from './unfurl/unfurl.js';
 
 /**
  * `defaultSite` is the configured site (BOORU_URL): `/settings site` offers it by name when it is not a
@@ -23,4 +41,63 @@ export function allCommands(options: { readonly defaultSite?: Site } = {}): read
     featuredCommand,
     createSettingsCommand(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
   ];
+}
+
+export interface FeatureDeps {
+  readonly config: Config;
+  readonly logger: CommandContext['logger'];
+  readonly store: Keyv;
+  readonly registry: ClientRegistry;
+  readonly now?: () => number;
+  /** Reads Discord attachments; default: Discord's CDN (and a configured local API host). */
+  readonly download?: Download;
+}
+
+export interface Features {
+  readonly commands: readonly Command[];
+  readonly context: ContextFactory<CommandContext>;
+  readonly messageHandlers: readonly MessageHandler[];
+  readonly describeError: DescribeError;
+}
+
+export function createFeatures(deps: FeatureDeps): Features {
+  const { config, logger, registry } = deps;
+  const now = deps.now ?? Date.now;
+  const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
+  const settings = createGuildSettings({ store: deps.store, logger });
+  const state = createInteractionState(deps.store);
+  const download = deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) });
+  const reverseGate = createReverseGate();
+
+  /** Resolved fresh for every interaction, so a settings change applies at once. */
+  const context: ContextFactory<CommandContext> = async (interaction: Interaction, interactionLogger) => ({
+    logger: interactionLogger,
+    view: await resolveView(
+      { guildId: interaction.guildId, channel: interaction.channel },
+      { settings, sites },
+    ),
+    registry,
+    settings,
+    sites,
+    state,
+    now,
+    download,
+    reverseGate,
+  });
+
+  const unfurl = createUnfurlHandler({
+    sites,
+    registry,
+    settings,
+    logger,
+    rateLimit: config.unfurlRateLimit,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+
+  return {
+    commands: allCommands({ defaultSite: config.site }),
+    context,
+    messageHandlers: [unfurl],
+    describeError: userErrorText,
+  };
 }

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import type Keyv from 'keyv';
 import { pino } from 'pino';
+import { createFeatures } from '../commands/index.js';
 import { createBot } from './discord/bot.js';
 import { installProcessGuards } from './discord/process-guards.js';
 import { checkBoardSettings } from './startup-checks.js';
@@ -64,7 +65,9 @@ async function main(): Promise<void> {
     client: registry.client(config.site),
     logger,
   });
-  const bot = createBot({ config, logger, store, registry });
+  // The composition root: the features (commands, the unfurler, what they share) over the runtime.
+  const features = createFeatures({ config, logger, store, registry });
+  const bot = createBot({ config, logger, store, ...features });
   installProcessGuards(
     logger,
     async () => {

@@ -1,6 +1,7 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../../src/discord/contract.js';
-import { cardContext, cardMessage, filterContext } from '../image/show-image.js';
+import { messageReply } from '../../src/discord/contract.js';
+import type { Command } from '../shared/context.js';
+import { cardContext, cardMessage, filterContext } from '../shared/show-image.js';
 import { imageCard } from '../../src/bot/render/index.js';
 
 export const featuredCommand = {
@@ -9,7 +10,7 @@ export const featuredCommand = {
     .setName('featured')
     .setDescription("Show the site's featured image")
     .toJSON(),
-  async execute(interaction, context) {
+  async execute(_interaction, context) {
     const { view } = context;
     const client = context.registry.client(view.site);
     const [image, filter] = await Promise.all([
@@ -17,6 +18,6 @@ export const featuredCommand = {
       filterContext(client, view.filterId, context.logger),
     ]);
     const card = imageCard(image, cardContext(view, filter));
-    await interaction.editReply(cardMessage(card, view.site, image.id));
+    return messageReply(cardMessage(card, view.site, image.id));
   },
 } satisfies Command;

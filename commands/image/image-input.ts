@@ -1,6 +1,6 @@
 /** What `/image id:` accepts: a bare id (`1234`, `#1234`, `>>1234`) on the view's site, or a link to any site. */
 import type { Site } from '../../src/philomena/sites.js';
-import type { SiteDirectory } from '../../src/discord/contract.js';
+import type { SiteDirectory } from '../shared/site-directory.js';
 
 export interface ImageTarget {
   readonly site: Site;

@@ -1,12 +1,16 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { ButtonInteraction } from 'discord.js';
-import type { Command, CommandContext } from '../../src/discord/contract.js';
+import { messageReply, type Reply } from '../../src/discord/contract.js';
+import type { Command, CommandContext } from '../shared/context.js';
 import { decodeImageId, siteOfCode } from '../../src/discord/custom-id.js';
-import { cardMessage, mergedNote, REVEAL_KEY, showImage } from './show-image.js';
+import { cardMessage, mergedNote, REVEAL_KEY, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
-async function reveal(interaction: ButtonInteraction, args: readonly string[], context: CommandContext) {
+async function reveal(
+  _interaction: unknown,
+  args: readonly string[],
+  context: CommandContext,
+): Promise<Reply> {
   const site = siteOfCode(args[0] ?? '', context.sites.all, context.sites.defaultSite);
   const imageId = decodeImageId(args[1]);
   if (site === undefined || imageId === undefined) throw new UserFacingError('This button no longer works.');
@@ -15,7 +19,7 @@ async function reveal(interaction: ButtonInteraction, args: readonly string[], c
   const { fetched, card } = await showImage(context.registry.client(site), imageId, view, context.logger, {
     reveal: true,
   });
-  await interaction.editReply(cardMessage(card, site, fetched.image.id, { revealable: false }));
+  return messageReply(cardMessage(card, site, fetched.image.id, { revealable: false }));
 }
 
 export const imageCommand = {
@@ -48,7 +52,7 @@ export const imageCommand = {
       context.logger,
     );
     const note = mergedNote(fetched);
-    await interaction.editReply(
+    return messageReply(
       cardMessage(card, target.site, fetched.image.id, note === undefined ? {} : { content: note }),
     );
   },

@@ -1,6 +1,6 @@
 import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
 import type { Message } from 'discord.js';
-import type { Command } from '../../src/discord/contract.js';
+import type { Command } from '../shared/context.js';
 import { answerReverseSearch, fileInput, isMatchableMedia, type PictureFile } from './results.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
@@ -40,6 +40,6 @@ export const findSourceCommand = {
     if (picture === undefined) throw new UserFacingError('That message has no picture to search for.');
     const input: ReverseSearchInput =
       picture.kind === 'file' ? fileInput(picture, context) : { url: picture.url };
-    await answerReverseSearch(interaction, input, undefined, context);
+    return answerReverseSearch(interaction.user.id, input, undefined, context);
   },
 } satisfies Command;

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { BOARD_UPLOAD_MAX_BYTES } from '../../src/philomena/client.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { ButtonHandler, CommandContext } from '../../src/discord/contract.js';
+import { messageReply, type Reply } from '../../src/discord/contract.js';
+import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import {
   decodeCount,
   decodeTime,
@@ -16,8 +17,7 @@ import {
   siteCode,
   siteOfCode,
 } from '../../src/discord/custom-id.js';
-import { buttonRow, cardMessage, showImage, type ActionRow } from '../image/show-image.js';
-import { NO_MENTIONS } from '../../src/bot/render/index.js';
+import { buttonRow, cardMessage, showImage, type ActionRow } from '../shared/show-image.js';
 import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
@@ -111,17 +111,17 @@ async function renderPage(ids: readonly number[], state: ReversePage, context: C
   });
 }
 
-/** Runs a reverse search for the deferred interaction and shows the first match. */
+/** Runs a reverse search for `member` and answers with the first match. */
 export async function answerReverseSearch(
-  interaction: { readonly user: { readonly id: string }; editReply(options: object): Promise<unknown> },
+  member: string,
   input: ReverseSearchInput,
   distance: number | undefined,
   context: CommandContext,
-): Promise<void> {
+): Promise<Reply> {
   const site = context.view.site;
   const kind = 'url' in input ? 'url' : 'file';
   const results = await context.reverseGate
-    .run(interaction.user.id, kind, () =>
+    .run(member, kind, () =>
       context.registry.client(site).reverseSearch(input, {
         limit: RESULTS_LIMIT,
         ...(distance === undefined ? {} : { distance }),
@@ -138,24 +138,18 @@ export async function answerReverseSearch(
   // Deleted images come back as stubs: they are not a source anyone can look at.
   const ids = results.items.filter((image) => image.kind === 'image').map((image) => image.id);
   if (ids.length === 0) {
-    await interaction.editReply({
-      content: 'No matching images found on the site.',
-      embeds: [],
-      components: [],
-      allowedMentions: NO_MENTIONS,
-    });
-    return;
+    return messageReply({ content: 'No matching images found on the site.', embeds: [], components: [] });
   }
-  const token = await context.state.put(STATE_KIND, { ids, owner: interaction.user.id });
+  const token = await context.state.put(STATE_KIND, { ids, owner: member });
   const state: ReversePage = {
     site,
     token,
     page: 1,
     total: ids.length,
-    owner: interaction.user.id,
+    owner: member,
     issuedAt: context.now(),
   };
-  await interaction.editReply(await renderPage(ids, state, context));
+  return messageReply(await renderPage(ids, state, context));
 }
 
 export function reverseButtons(): Record<string, ButtonHandler> {
@@ -171,15 +165,14 @@ export function reverseButtons(): Record<string, ButtonHandler> {
           ? undefined
           : await context.state.get(STATE_KIND, state.token, stateSchema);
       if (state === undefined || stored === undefined) {
-        await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
-        throw new UserFacingError('These results have expired. Run the search again.');
+        return { kind: 'expired', text: 'These results have expired. Run the search again.' };
       }
       if (stored.owner !== interaction.user.id) {
         throw new UserFacingError('Only the person who searched can page through these results.');
       }
       const page =
         action === 'prev' ? Math.max(1, state.page - 1) : Math.min(stored.ids.length, state.page + 1);
-      await interaction.editReply(
+      return messageReply(
         await renderPage(stored.ids, { ...state, page, total: stored.ids.length }, context),
       );
     },

@@ -1,5 +1,5 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../../src/discord/contract.js';
+import type { Command } from '../shared/context.js';
 import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from './results.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
@@ -45,7 +45,7 @@ export const reverseCommand = {
       if (url === undefined) throw new UserFacingError('That is not an http(s) link.');
       input = { url };
     }
-    await answerReverseSearch(interaction, input, distance, context);
+    return answerReverseSearch(interaction.user.id, input, distance, context);
   },
   buttons: reverseButtons(),
 } satisfies Command;

@@ -3,11 +3,13 @@
  * creation time, private) and the query in the store under a short token. Only the member who searched
  * may page; a click after 15 minutes, or on a token the store has lost, answers "expired".
  */
-import { ButtonStyle, ComponentType, type APIButtonComponent, type ButtonInteraction } from 'discord.js';
+import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
 import { z } from 'zod';
 import type { SortDirection, SortField } from '../../src/philomena/client-types.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { ButtonHandler, CommandContext, View } from '../../src/discord/contract.js';
+import { messageReply, type Reply } from '../../src/discord/contract.js';
+import type { ButtonHandler, CommandContext } from '../shared/context.js';
+import type { View } from '../shared/view.js';
 import {
   decodeCount,
   decodeTime,
@@ -16,8 +18,8 @@ import {
   siteCode,
   siteOfCode,
 } from '../../src/discord/custom-id.js';
-import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../image/show-image.js';
-import { imageCard, NO_MENTIONS } from '../../src/bot/render/index.js';
+import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../shared/show-image.js';
+import { imageCard } from '../../src/bot/render/index.js';
 import { safeSearchQuery } from '../../src/bot/safety.js';
 import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
@@ -225,7 +227,7 @@ function targetPage(action: SearchAction, state: SearchPage, random: () => numbe
 
 export function searchButtons(random: () => number = Math.random): Record<string, ButtonHandler> {
   const handler = (action: SearchAction): ButtonHandler => ({
-    defer(interaction: ButtonInteraction, args) {
+    defer(interaction, args) {
       const owner = args[6];
       if (owner !== interaction.user.id) return 'ephemeral';
       return action === 'pub' ? 'public' : 'update';
@@ -235,12 +237,11 @@ export function searchButtons(random: () => number = Math.random): Record<string
       if (state !== undefined && state.owner !== interaction.user.id) {
         throw new UserFacingError('Only the person who searched can page through these results.');
       }
-      const expired = async () => {
-        if (action === 'pub') throw new UserFacingError(EXPIRED);
-        // Take the dead buttons away, then say why, to the clicker only.
-        await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
-        throw new UserFacingError(EXPIRED);
-      };
+      // The dead buttons come off the message (a "Post publicly" click has its own new reply instead),
+      // and the clicker alone is told why.
+      const dead = (text: string): Reply =>
+        action === 'pub' ? { kind: 'private', text } : { kind: 'expired', text };
+      const expired = (): Reply => dead(EXPIRED);
       if (state === undefined || context.now() - state.issuedAt > STATE_TTL_MS) return expired();
       const stored = await context.state.get(SEARCH_STATE_KIND, state.token, searchStateSchema);
       if (stored === undefined) return expired();
@@ -254,11 +255,8 @@ export function searchButtons(random: () => number = Math.random): Record<string
         context,
         { withButtons: action !== 'pub' },
       );
-      if (message === undefined) {
-        if (action !== 'pub') await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
-        throw new UserFacingError('No images match that search any more.');
-      }
-      await interaction.editReply(message);
+      if (message === undefined) return dead('No images match that search any more.');
+      return messageReply(message);
     },
   });
   return {

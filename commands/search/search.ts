@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../../src/discord/contract.js';
-import { NO_MENTIONS } from '../../src/bot/render/index.js';
+import { messageReply } from '../../src/discord/contract.js';
+import type { Command } from '../shared/context.js';
 import {
   noResultsText,
   renderSearchPage,
@@ -61,14 +61,7 @@ export const searchCommand = {
       context,
       { withButtons: true },
     );
-    await interaction.editReply(
-      message ?? {
-        content: noResultsText(context.view),
-        embeds: [],
-        components: [],
-        allowedMentions: NO_MENTIONS,
-      },
-    );
+    return messageReply(message ?? { content: noResultsText(context.view), embeds: [], components: [] });
   },
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);

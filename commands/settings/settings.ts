@@ -4,15 +4,15 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import type { ChatCommand, Command, CommandContext } from '../../src/discord/contract.js';
+import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
 import {
   escapeInline,
   escapeMarkdown,
   MESSAGE_CONTENT_MAX,
-  NO_MENTIONS,
   truncate,
   truncateMarkdown,
 } from '../../src/bot/render/index.js';
+import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
@@ -174,16 +174,22 @@ async function usableFilter(id: number, site: Site, context: CommandContext): Pr
  * Every reply fits Discord's 2,000 characters: past it Discord refuses the whole message, and the admin
  * would read "Something went wrong" about a setting that was in fact saved.
  */
-async function reply(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
-  await interaction.editReply({
+function reply(content: string): Reply {
+  return messageReply({
     content: truncateMarkdown(content, MESSAGE_CONTENT_MAX),
     embeds: [],
     components: [],
-    allowedMentions: NO_MENTIONS,
   });
 }
 
-async function show(interaction: ChatInputCommandInteraction, context: CommandContext, guildId: string) {
+/** One subcommand of /settings, run for a server by a member allowed to change its settings. */
+type Subcommand = (
+  interaction: Incoming<ChatInputCommandInteraction>,
+  context: CommandContext,
+  guildId: string,
+) => Promise<Reply>;
+
+const show: Subcommand = async (_interaction, context, guildId) => {
   const record = await context.settings.get(guildId);
   const { site, filterId } = context.view;
   const lines = [
@@ -211,8 +217,43 @@ async function show(interaction: ChatInputCommandInteraction, context: CommandCo
       );
     }
   }
-  await reply(interaction, lines.join('\n'));
-}
+  return reply(lines.join('\n'));
+};
+
+const reset: Subcommand = async (_interaction, context, guildId) => {
+  await context.settings.reset(guildId);
+  return reply('Settings reset: this server uses the bot defaults again.');
+};
+
+const chooseSite: Subcommand = async (interaction, context, guildId) => {
+  const choice = interaction.options.getString('site', true);
+  // The default choice follows BOORU_URL (nothing stored), so it stays right if the owner changes it.
+  const backToDefault = choice === DEFAULT_SITE_CHOICE;
+  const site = backToDefault ? context.sites.defaultSite : context.sites.byId(choice);
+  if (site === undefined) throw new UserFacingError('That site is not supported.');
+  const record = await context.settings.setSite(guildId, backToDefault ? undefined : site.id);
+  const filterId = context.sites.filterFor(site, record.filters);
+  return reply(
+    `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
+      (filterId === undefined ? ' Its default filter applies.' : ` Filter ${filterId} applies there.`),
+  );
+};
+
+const chooseFilter: Subcommand = async (interaction, context, guildId) => {
+  const id = interaction.options.getInteger('filter_id', true);
+  const site = context.view.site;
+  const filter = await usableFilter(id, site, context);
+  await context.settings.setFilter(guildId, site.id, filter.id);
+  const names = await filterTagNames(context.registry.client(site), filter, context.logger);
+  return reply(`Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`);
+};
+
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  show,
+  reset,
+  site: chooseSite,
+  filter: chooseFilter,
+};
 
 /** The `site` choice that means "the site this bot is configured for" (BOORU_URL), whatever it is. */
 export const DEFAULT_SITE_CHOICE = 'default';
@@ -284,43 +325,9 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
           'Only members with the Manage Server permission can change these settings.',
         );
       }
-      const sub = interaction.options.getSubcommand(true);
-      switch (sub) {
-        case 'show':
-          return show(interaction, context, guildId);
-        case 'reset':
-          await context.settings.reset(guildId);
-          return reply(interaction, 'Settings reset: this server uses the bot defaults again.');
-        case 'site': {
-          const choice = interaction.options.getString('site', true);
-          // The default choice follows BOORU_URL (nothing stored), so it stays right if the owner changes it.
-          const backToDefault = choice === DEFAULT_SITE_CHOICE;
-          const site = backToDefault ? context.sites.defaultSite : context.sites.byId(choice);
-          if (site === undefined) throw new UserFacingError('That site is not supported.');
-          const record = await context.settings.setSite(guildId, backToDefault ? undefined : site.id);
-          const filterId = context.sites.filterFor(site, record.filters);
-          return reply(
-            interaction,
-            `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
-              (filterId === undefined
-                ? ' Its default filter applies.'
-                : ` Filter ${filterId} applies there.`),
-          );
-        }
-        case 'filter': {
-          const id = interaction.options.getInteger('filter_id', true);
-          const site = context.view.site;
-          const filter = await usableFilter(id, site, context);
-          await context.settings.setFilter(guildId, site.id, filter.id);
-          const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-          return reply(
-            interaction,
-            `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`,
-          );
-        }
-        default:
-          throw new UserFacingError('Unknown setting.');
-      }
+      const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
+      if (run === undefined) throw new UserFacingError('Unknown setting.');
+      return run(interaction, context, guildId);
     },
-  } satisfies Command;
+  };
 }

@@ -2,9 +2,20 @@
  * The sites the bot understands (every known site and the configured one) and the filter rule: a server's
  * filter belongs to the site it was set for; BOORU_FILTER_ID applies on the configured site only.
  */
-import { createLinkRecogniser } from '../../src/philomena/links.js';
+import { createLinkRecogniser, type ImageLink } from '../../src/philomena/links.js';
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
-import type { SiteDirectory } from '../../src/discord/contract.js';
+
+/** The sites whose links and ids the bot understands: every known site and the configured one. */
+export interface SiteDirectory {
+  readonly defaultSite: Site;
+  readonly all: readonly Site[];
+  /** The site of an id as `Site.id`, or undefined. */
+  byId(id: string): Site | undefined;
+  /** Image links of every site in `text`, in order of appearance, deduplicated. */
+  recogniseLinks(text: string): ImageLink[];
+  /** The view of `site` for a server: its filter there (or BOORU_FILTER_ID on the default site). */
+  filterFor(site: Site, guildFilters: Readonly<Record<string, number>>): number | undefined;
+}
 
 export function createSiteDirectory(options: {
   readonly defaultSite: Site;

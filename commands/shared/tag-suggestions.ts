@@ -26,8 +26,7 @@ export function suggestionLabel(suggestion: TagSuggestion): string {
   return suggestion.images === undefined ? name : `${name} (${suggestion.images})`;
 }
 
-/** Discord's limit on an autocomplete choice's name and on a string value, in characters. */
-export const CHOICE_TEXT_MAX = 100;
+export { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
 
 /** Characters with a meaning in Philomena's query syntax, escaped with `\`. */
 const SYNTAX = /[\\"()*?^~,!&|-]/g;

@@ -4,9 +4,21 @@
  */
 import type { Channel } from 'discord.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { SiteDirectory, View } from '../../src/discord/contract.js';
 import { isAgeRestrictedChannel } from '../../src/bot/safety.js';
 import type { GuildSettings } from './guild-settings.js';
+import type { SiteDirectory } from './site-directory.js';
+
+/** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
+export interface View {
+  readonly site: Site;
+  /** The filter to apply on `site`; undefined means the site's own default. */
+  readonly filterId: number | undefined;
+  readonly ageRestricted: boolean;
+  /** Null in DMs. */
+  readonly guildId: string | null;
+  /** The same channel on another site (a link's own site), with this server's filter for that site. */
+  forSite(site: Site): View;
+}
 
 export function makeView(options: {
   readonly site: Site;

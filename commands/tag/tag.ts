@@ -1,7 +1,9 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command, View } from '../../src/discord/contract.js';
-import { fitEmbeds, NO_MENTIONS, tagCard } from '../../src/bot/render/index.js';
-import { boardQuery } from '../search/paging.js';
+import { messageReply } from '../../src/discord/contract.js';
+import { fitEmbeds, tagCard } from '../../src/bot/render/index.js';
+import type { Command } from '../shared/context.js';
+import type { View } from '../shared/view.js';
+import { safeSearchQuery } from '../../src/bot/safety.js';
 import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
 import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
@@ -22,7 +24,7 @@ async function exampleImage(
 ): Promise<Image | undefined> {
   try {
     const examples = await client.searchImages({
-      q: boardQuery(quoteTag(tag.name), view),
+      q: safeSearchQuery(quoteTag(tag.name), view.ageRestricted),
       perPage: 1,
       ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
     });
@@ -67,11 +69,7 @@ export const tagCommand = {
       ...(aliasOf === undefined ? {} : { aliasOf }),
     });
     // The card says when the name asked for was an alias.
-    await interaction.editReply({
-      embeds: fitEmbeds([embed]),
-      components: [],
-      allowedMentions: NO_MENTIONS,
-    });
+    return messageReply({ embeds: fitEmbeds([embed]), components: [] });
   },
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);

@@ -9,15 +9,16 @@
  * one member pasting a hundred links a minute cannot make a hundred board calls. Links over it are
  * skipped without a word (a notice would be spam of its own) and logged at debug.
  */
-import { PermissionFlagsBits, type APIButtonComponent, type APIEmbed, type Message } from 'discord.js';
+import type { APIButtonComponent, APIEmbed, Message } from 'discord.js';
 import type { RateLimit } from '../../src/config.js';
 import { SettingsUnavailableError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImageLink } from '../../src/philomena/links.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
-import type { SiteDirectory } from '../../src/discord/contract.js';
+import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.js';
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
-import { buttonRow, revealButton, showImage, type ActionRow } from '../image/show-image.js';
+import type { SiteDirectory } from '../shared/site-directory.js';
+import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
 import { fitEmbeds } from '../../src/bot/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView } from '../shared/view.js';
@@ -84,7 +85,11 @@ export interface UnfurlDeps {
   readonly now?: () => number;
 }
 
-export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Promise<void> {
+/**
+ * The unfurler as a message handler: it reads the message and returns the reply to send (the runtime
+ * sends it, pinging nobody, and hides the message's own previews where it may), or nothing.
+ */
+export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
   const budget =
     deps.rateLimit === undefined
       ? undefined
@@ -113,13 +118,13 @@ export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Pro
     return shown;
   }
 
-  return async function unfurl(message: Message): Promise<void> {
-    if (message.author.bot || message.webhookId !== null || message.system) return;
+  async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
+    if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const links = extractUnfurlLinks(message.content, deps.sites.recogniseLinks);
-    if (links.length === 0) return;
+    if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
-    if (shown.length === 0) return;
+    if (shown.length === 0) return undefined;
     try {
       const view = await resolveView(
         { guildId: message.guildId, channel: message.channel },
@@ -149,36 +154,29 @@ export function createUnfurlHandler(deps: UnfurlDeps): (message: Message) => Pro
             : undefined,
         });
       }
-      if (cards.length === 0) return;
+      if (cards.length === 0) return undefined;
       const body = unfurlReplyBody(cards);
       if (body.dropped > 0) logger.info({ dropped: body.dropped }, 'unfurl cards dropped for room');
       // Links past the cap or the place's budget, and cards the message had no room for.
       const more = links.length - shown.length + body.dropped;
-      await message.reply({
-        ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
-        embeds: body.embeds,
-        components: body.components,
-        allowedMentions: { parse: [], repliedUser: false },
-      });
-      await suppressOwnPreview(message, logger);
+      return {
+        body: {
+          ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
+          embeds: body.embeds,
+          components: body.components,
+        },
+        // Discord's own preview of a board page shows the picture whatever its rating: hide it.
+        hidePreviews: true,
+      };
     } catch (error) {
       // A failed settings read means no card at all: with the defaults, a card could show what the
       // server's filter hides. Nothing is replied (silence beats an error reply in chat).
       if (error instanceof SettingsUnavailableError)
         logger.warn({ err: error }, "unfurl skipped: this server's settings could not be read");
       else logger.warn({ err: error }, 'unfurl failed');
+      return undefined;
     }
-  };
-}
-
-/** Hides Discord's own preview of the links, only where the bot may edit others' messages. */
-async function suppressOwnPreview(message: Message, logger: Logger): Promise<void> {
-  if (!message.inGuild()) return;
-  const me = message.guild.members.me;
-  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
-  try {
-    await message.suppressEmbeds(true);
-  } catch (error) {
-    logger.info({ err: error }, 'could not suppress the preview');
   }
+
+  return { name: 'unfurl', handle: unfurl };
 }

@@ -1,44 +1,41 @@
 /**
- * The bot: a discord.js client wired to the router, the unfurler and command registration. main.ts and
- * the end-to-end tests both build it here, so the tests run exactly what production runs.
- *
- * Gateway close 4014 (a privileged intent not enabled for the application) would otherwise end the
- * connection for good; since only unfurling needs Message Content, the bot says so once and carries on
- * without it.
+ * The bot: the gateway session wired to the interaction router, the message handlers and command
+ * registration. It knows Discord and no feature: the commands, the message handlers and the features'
+ * context come in from the composition root (main.ts; the end-to-end tests build the same).
  *
  * Stopping is graceful when asked to be: new interactions get a short "restarting" answer and new
- * messages are not unfurled, work in flight gets up to `graceMs` to finish (its replies need the
- * connection, so the client is destroyed only after), then the connection closes.
+ * messages are not read, work in flight gets up to `graceMs` to finish (its replies need the connection,
+ * so the client is destroyed only after), then the connection closes.
  */
-import { Client, Events, GatewayCloseCodes, type ClientOptions } from 'discord.js';
+import { Events, PermissionFlagsBits, type Client, type ClientOptions, type Message } from 'discord.js';
 import type Keyv from 'keyv';
-import { allCommands } from '../../commands/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { ClientRegistry } from '../philomena/registry.js';
-import type { Command, CommandContext } from './contract.js';
-import { discordClientOptions } from './client-options.js';
-import { attachmentHosts, createDownloader } from '../../commands/reverse/download.js';
-import { createReverseGate } from '../../commands/reverse/reverse-gate.js';
+import { runWithRequestContext } from '../philomena/request-context.js';
+import { NO_MENTIONS } from '../bot/render/index.js';
+import type { Command, ContextFactory, MessageAnswer, MessageHandler } from './contract.js';
+import { createGatewaySession } from './gateway-session.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
-import { createGuildSettings } from '../../commands/shared/guild-settings.js';
-import { createSiteDirectory } from '../../commands/shared/site-directory.js';
-import { createInteractionState } from './button-state.js';
-import { createUnfurlHandler } from '../../commands/unfurl/unfurl.js';
-import { runWithRequestContext } from '../philomena/request-context.js';
+import type { DescribeError } from './user-error.js';
 
-export interface BotDeps {
+export { DISALLOWED_INTENTS_LINE } from './gateway-session.js';
+
+export interface BotDeps<C> {
   readonly config: Config;
   readonly logger: Logger;
+  /** Where the hash of the last registered command list is kept. */
   readonly store: Keyv;
-  readonly registry: ClientRegistry;
+  readonly commands: readonly Command<C>[];
+  /** The features' context for one interaction. */
+  readonly context: ContextFactory<C>;
+  /** Readers of chat messages (the unfurler); they run only when UNFURL is on. */
+  readonly messageHandlers?: readonly MessageHandler[];
+  /** What a member reads for a failure (the features' errors included). */
+  readonly describeError?: DescribeError;
   /** Merged over the bot's own discord.js options (tests: timeouts, REST tuning). */
   readonly clientOptions?: Partial<ClientOptions>;
-  /** Default: every command of commands/index.ts. */
-  readonly commands?: readonly Command[];
-  readonly download?: CommandContext['download'];
   readonly now?: () => number;
   readonly autocompleteTimeoutMs?: number;
 }
@@ -62,64 +59,53 @@ export interface Bot {
   readonly inFlight: number;
 }
 
-export const DISALLOWED_INTENTS_LINE =
-  'Discord refused the Message Content intent (gateway close 4014): enable the Message Content intent in the Developer Portal (your application → Bot → Privileged Gateway Intents) or set UNFURL=off. Running on without link unfurling.';
-
-function isDisallowedIntents(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return /disallowed intents/i.test(error.message) || ('code' in error && error.code === 'DisallowedIntents');
+/** Sends a message handler's answer as a reply that pings nobody, then hides the previews if it may. */
+async function sendAnswer(message: Message, answer: MessageAnswer, logger: Logger): Promise<void> {
+  await message.reply({
+    ...(answer.body.content === undefined ? {} : { content: answer.body.content }),
+    embeds: [...(answer.body.embeds ?? [])],
+    components: [...(answer.body.components ?? [])],
+    allowedMentions: { ...NO_MENTIONS, repliedUser: false },
+  });
+  if (!answer.hidePreviews || !message.inGuild()) return;
+  const me = message.guild.members.me;
+  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
+  try {
+    await message.suppressEmbeds(true);
+  } catch (error) {
+    logger.info({ err: error }, 'could not suppress the preview');
+  }
 }
 
-export function createBot(deps: BotDeps): Bot {
+export function createBot<C>(deps: BotDeps<C>): Bot {
   const { config, logger } = deps;
-  const commands = deps.commands ?? allCommands({ defaultSite: deps.config.site });
-  const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
-  const settings = createGuildSettings({ store: deps.store, logger });
   const router = createInteractionRouter({
-    commands,
+    commands: deps.commands,
+    context: deps.context,
     logger,
-    registry: deps.registry,
-    settings,
-    sites,
-    state: createInteractionState(deps.store),
-    download: deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) }),
-    reverseGate: createReverseGate(),
+    ...(deps.describeError === undefined ? {} : { describeError: deps.describeError }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.autocompleteTimeoutMs === undefined
       ? {}
       : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
     commandRateLimit: config.commandRateLimit,
   });
-  const unfurl = createUnfurlHandler({
-    sites,
-    registry: deps.registry,
-    settings,
-    logger,
-    rateLimit: config.unfurlRateLimit,
-    ...(deps.now === undefined ? {} : { now: deps.now }),
-  });
+  const messageHandlers = deps.messageHandlers ?? [];
   const inFlight = createInFlightTracker(logger);
   let draining = false;
 
-  let unfurlOn = config.unfurl;
-  let client: Client | undefined;
-  /** The client that reached ready: only its later 4014 means "reconnect without the intent". */
-  let readyClient: Client | undefined;
-  let stopped = false;
-  let intentsWarned = false;
-
-  function warnIntentsOnce(): void {
-    if (intentsWarned) return;
-    intentsWarned = true;
-    logger.warn(DISALLOWED_INTENTS_LINE);
+  async function readMessage(message: Message, handler: MessageHandler): Promise<void> {
+    const answer = await handler.handle(message);
+    if (answer === undefined) return;
+    try {
+      await sendAnswer(message, answer, logger.child({ messageId: message.id, guildId: message.guildId }));
+    } catch (error) {
+      logger.warn({ err: error, messageId: message.id, handler: handler.name }, `${handler.name} failed`);
+    }
   }
 
-  function makeClient(): Client {
-    const made = new Client({
-      ...discordClientOptions({ unfurl: unfurlOn, apiUrl: config.discordApiUrl }),
-      ...deps.clientOptions,
-    });
-    made.on(Events.InteractionCreate, (interaction) => {
+  function attach(client: Client, readChat: boolean): void {
+    client.on(Events.InteractionCreate, (interaction) => {
       // Tracked even while draining: the "restarting" answer must go out before the connection closes.
       inFlight.track(router.handle(interaction), {
         interactionId: interaction.id,
@@ -127,86 +113,37 @@ export function createBot(deps: BotDeps): Bot {
         handler: 'interaction',
       });
     });
-    if (unfurlOn) {
-      made.on(Events.MessageCreate, (message) => {
-        if (draining) return;
-        // The unfurl's board calls queue behind members' commands, shared fairly between servers.
-        const requester = {
-          priority: 'unfurl',
-          server: message.guildId ?? 'dm',
-          member: message.author.id,
-        } as const;
+    if (!readChat || messageHandlers.length === 0) return;
+    client.on(Events.MessageCreate, (message) => {
+      if (draining) return;
+      // Board calls for chat queue behind members' commands, shared fairly between servers.
+      const requester = {
+        priority: 'unfurl',
+        server: message.guildId ?? 'dm',
+        member: message.author.id,
+      } as const;
+      for (const handler of messageHandlers) {
         inFlight.track(
-          runWithRequestContext(requester, () => unfurl(message)),
+          runWithRequestContext(requester, () => readMessage(message, handler)),
           {
             messageId: message.id,
             guildId: message.guildId,
             channelId: message.channelId,
-            handler: 'unfurl',
+            handler: handler.name,
           },
         );
-      });
-    }
-    made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
-    made.on(Events.Warn, (message) => logger.warn({ discord: message }, 'discord client warning'));
-    made.on(Events.ShardError, (error, shardId) => {
-      // A refused intent is reported once, as one clear line (below), not as a connection error too.
-      if (isDisallowedIntents(error)) logger.debug({ err: error, shardId }, 'gateway refused an intent');
-      else logger.warn({ err: error, shardId }, 'gateway connection error');
-    });
-    made.on(Events.ShardDisconnect, (event, shardId) => {
-      if (
-        event.code === GatewayCloseCodes.DisallowedIntents &&
-        unfurlOn &&
-        made === readyClient &&
-        !stopped
-      ) {
-        // Lost after being ready (the intent was switched off in the portal): reconnect without it.
-        void reconnectWithoutMessageContent().catch((error: unknown) =>
-          logger.error({ err: error }, 'could not reconnect without the Message Content intent'),
-        );
-        return;
       }
-      logger.warn({ code: event.code, shardId }, 'gateway disconnected for good');
     });
-    return made;
   }
 
-  async function connect(): Promise<void> {
-    const current = makeClient();
-    client = current;
-    const ready = new Promise<void>((resolve) => current.once(Events.ClientReady, () => resolve()));
-    try {
-      await current.login(config.discordToken);
-      await ready;
-      readyClient = current;
-    } catch (error) {
-      await current
-        .destroy()
-        .catch((destroyError: unknown) =>
-          logger.debug({ err: destroyError }, 'could not destroy the client after a failed login'),
-        );
-      if (unfurlOn && isDisallowedIntents(error)) {
-        warnIntentsOnce();
-        unfurlOn = false;
-        return connect();
-      }
-      throw error;
-    }
-  }
-
-  async function reconnectWithoutMessageContent(): Promise<void> {
-    warnIntentsOnce();
-    unfurlOn = false;
-    const old = client;
-    await old
-      ?.destroy()
-      .catch((error: unknown) =>
-        logger.debug({ err: error }, 'could not destroy the client that lost the Message Content intent'),
-      );
-    if (stopped) return;
-    await connect();
-  }
+  const session = createGatewaySession({
+    token: config.discordToken,
+    apiUrl: config.discordApiUrl,
+    readChat: config.unfurl,
+    logger,
+    attach,
+    ...(deps.clientOptions === undefined ? {} : { clientOptions: deps.clientOptions }),
+  });
 
   async function register(current: Client): Promise<void> {
     const applicationId = config.discordApplicationId ?? current.application?.id;
@@ -219,7 +156,7 @@ export function createBot(deps: BotDeps): Bot {
         rest: current.rest,
         applicationId,
         guildId: config.discordGuildId,
-        bodies: commandBodies(commands),
+        bodies: commandBodies(deps.commands),
         store: deps.store,
         logger,
       });
@@ -234,12 +171,12 @@ export function createBot(deps: BotDeps): Bot {
       return inFlight.size;
     },
     async start() {
-      stopped = false;
       draining = false;
       router.setAccepting(true);
-      await connect();
+      await session.connect();
+      const client = session.client;
       if (client) await register(client);
-      logger.info({ unfurl: unfurlOn, site: config.site.id, user: client?.user?.id }, 'bot ready');
+      logger.info({ unfurl: session.readingChat, site: config.site.id, user: client?.user?.id }, 'bot ready');
     },
     async stop(options = {}) {
       draining = true;
@@ -251,11 +188,7 @@ export function createBot(deps: BotDeps): Bot {
       if (unfinished > 0 && graceMs > 0) {
         logger.warn({ unfinished, graceMs }, 'work still in flight when the grace period ended');
       }
-      stopped = true;
-      const current = client;
-      client = undefined;
-      readyClient = undefined;
-      await current?.destroy();
+      await session.close();
       return { unfinished };
     },
   };

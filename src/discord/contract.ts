@@ -1,95 +1,114 @@
 /**
- * The contract of a command file (`commands/*.ts`): plain data plus handlers that receive everything they
- * need as arguments. The router (router.ts) acknowledges every interaction before calling a handler, so a
- * handler only ever edits the deferred reply (`editReply`) or adds to it (`followUp`).
+ * The contract between the runtime (src/discord) and the features (commands/): plain data plus handlers
+ * that get what they need as arguments and RETURN what to send. Only the runtime writes to Discord: it
+ * acknowledges every interaction before a handler runs, sends the handler's reply, and answers a thrown
+ * error, so it always knows what was sent.
+ *
+ * The runtime knows no feature: the features' own context (`C`: the board clients, the server's view, the
+ * settings ...) is built for each interaction by a factory the composition root passes in.
  */
 import type {
+  APIActionRowComponent,
+  APIComponentInMessageActionRow,
+  APIEmbed,
   ApplicationCommandOptionChoiceData,
   AutocompleteInteraction,
   ButtonInteraction,
   ChatInputCommandInteraction,
+  Interaction,
+  Message,
   MessageContextMenuCommandInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
-import type { ImageLink } from '../philomena/links.js';
-import type { ClientRegistry } from '../philomena/registry.js';
-import type { Site } from '../philomena/sites.js';
-import type { Download } from '../../commands/reverse/download.js';
-import type { ReverseGate } from '../../commands/reverse/reverse-gate.js';
-import type { GuildSettings } from '../../commands/shared/guild-settings.js';
-import type { InteractionState } from './button-state.js';
 
-/** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
-export interface View {
-  readonly site: Site;
-  /** The filter to apply on `site`; undefined means the site's own default. */
-  readonly filterId: number | undefined;
-  readonly ageRestricted: boolean;
-  /** Null in DMs. */
-  readonly guildId: string | null;
-  /** The same channel on another site (a link's own site), with this server's filter for that site. */
-  forSite(site: Site): View;
+/** A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send. */
+export interface MessageBody {
+  readonly content?: string;
+  readonly embeds?: readonly APIEmbed[];
+  readonly components?: readonly APIActionRowComponent<APIComponentInMessageActionRow>[];
 }
 
-/** The sites whose links and ids the bot understands: every known site and the configured one. */
-export interface SiteDirectory {
-  readonly defaultSite: Site;
-  readonly all: readonly Site[];
-  /** The site of an id as `Site.id`, or undefined. */
-  byId(id: string): Site | undefined;
-  /** Image links of every site in `text`, in order of appearance, deduplicated. */
-  recogniseLinks(text: string): ImageLink[];
-  /** The view of `site` for a server: its filter there (or BOORU_FILTER_ID on the default site). */
-  filterFor(site: Site, guildFilters: Readonly<Record<string, number>>): number | undefined;
-}
+/**
+ * What a handler answers with:
+ * - `message`: fill the deferred reply (a command) or replace the clicked message (a button deferred as
+ *   an update);
+ * - `expired`: take the buttons off the clicked message, then tell the clicker `text` privately;
+ * - `private`: tell the member `text` privately, leaving any message as it is (a public "thinking…" is
+ *   removed first, so a private answer never shows publicly).
+ */
+export type Reply =
+  | { readonly kind: 'message'; readonly body: MessageBody }
+  | { readonly kind: 'expired'; readonly text: string }
+  | { readonly kind: 'private'; readonly text: string };
 
-export interface CommandContext {
-  readonly logger: Logger;
-  readonly view: View;
-  readonly registry: ClientRegistry;
-  readonly settings: GuildSettings;
-  readonly sites: SiteDirectory;
-  /** Short-lived state behind buttons (search queries, reverse-search results). */
-  readonly state: InteractionState;
-  readonly now: () => number;
-  /** Opens a Discord attachment as a size-capped stream; injectable for tests. */
-  readonly download: Download;
-  /** One reverse search per member at a time, a few file searches per process (reverse-gate.ts). */
-  readonly reverseGate: ReverseGate;
-}
+export const messageReply = (body: MessageBody): Reply => ({ kind: 'message', body });
 
-/** How the router acknowledges a button click before its handler runs. */
+/** What a handler may read of an interaction: its data, never the methods that answer it. */
+export type Incoming<T extends Interaction> = Omit<
+  T,
+  | 'reply'
+  | 'editReply'
+  | 'deferReply'
+  | 'deferUpdate'
+  | 'followUp'
+  | 'deleteReply'
+  | 'update'
+  | 'respond'
+  | 'showModal'
+  | 'fetchReply'
+>;
+
+/** How the runtime acknowledges a button click before its handler runs. */
 export type ButtonDeferral = 'update' | 'ephemeral' | 'public';
 
-export interface ButtonHandler {
+export interface ButtonHandler<C> {
   /** Decided from the custom_id and the clicker alone: it runs before the 3 s deadline, without I/O. */
-  defer(interaction: ButtonInteraction, args: readonly string[]): ButtonDeferral;
-  run(interaction: ButtonInteraction, args: readonly string[], context: CommandContext): Promise<void>;
+  defer(interaction: Incoming<ButtonInteraction>, args: readonly string[]): ButtonDeferral;
+  run(interaction: Incoming<ButtonInteraction>, args: readonly string[], context: C): Promise<Reply>;
 }
 
-export interface ChatCommand {
+export interface ChatCommand<C> {
   readonly kind: 'chat';
   readonly data: RESTPostAPIChatInputApplicationCommandsJSONBody;
   /** Whether the first reply is ephemeral; default false. */
-  ephemeral?(interaction: ChatInputCommandInteraction): boolean;
-  execute(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void>;
-  /** Choices for the focused option; the router answers within 3 s whatever happens. */
+  ephemeral?(interaction: Incoming<ChatInputCommandInteraction>): boolean;
+  execute(interaction: Incoming<ChatInputCommandInteraction>, context: C): Promise<Reply>;
+  /** Choices for the focused option; the runtime answers within 3 s whatever happens. */
   autocomplete?(
-    interaction: AutocompleteInteraction,
-    context: CommandContext & { readonly signal: AbortSignal },
+    interaction: Incoming<AutocompleteInteraction>,
+    context: C & { readonly signal: AbortSignal },
   ): Promise<ApplicationCommandOptionChoiceData[]>;
   /** Button handlers keyed by the first two segments of their custom_id, `<namespace>:<action>`. */
-  readonly buttons?: Readonly<Record<string, ButtonHandler>>;
+  readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
 }
 
-export interface MessageCommand {
+export interface MessageCommand<C> {
   readonly kind: 'message';
   readonly data: RESTPostAPIContextMenuApplicationCommandsJSONBody;
-  ephemeral?(interaction: MessageContextMenuCommandInteraction): boolean;
-  execute(interaction: MessageContextMenuCommandInteraction, context: CommandContext): Promise<void>;
-  readonly buttons?: Readonly<Record<string, ButtonHandler>>;
+  ephemeral?(interaction: Incoming<MessageContextMenuCommandInteraction>): boolean;
+  execute(interaction: Incoming<MessageContextMenuCommandInteraction>, context: C): Promise<Reply>;
+  readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
 }
 
-export type Command = ChatCommand | MessageCommand;
+export type Command<C> = ChatCommand<C> | MessageCommand<C>;
+
+/** A reply to a chat message, and whether Discord's own preview of that message should be hidden. */
+export interface MessageAnswer {
+  readonly body: MessageBody;
+  /** Hide the message's own link previews; done only where the bot may (Manage Messages). */
+  readonly hidePreviews: boolean;
+}
+
+/**
+ * Reads chat messages (the unfurler). Registered the way commands are; like them it returns what to send
+ * (nothing: no reply) and the runtime sends it, as a reply that pings nobody.
+ */
+export interface MessageHandler {
+  readonly name: string;
+  handle(message: Message): Promise<MessageAnswer | undefined>;
+}
+
+/** Builds the features' context for one interaction (its view, the clients, the logger ...). */
+export type ContextFactory<C> = (interaction: Interaction, logger: Logger) => Promise<C>;

@@ -42,7 +42,7 @@ export const DEFAULT_CONTEXTS = [InteractionContextType.Guild, InteractionContex
  * The bodies to register: `integration_types` and `contexts` always explicit, `default_member_permissions`
  * as the integer the OpenAPI description asks for.
  */
-export function commandBodies(commands: readonly Command[]): CommandBody[] {
+export function commandBodies(commands: readonly Pick<Command<unknown>, 'data'>[]): CommandBody[] {
   return commands.map((command): CommandBody => {
     const data = {
       ...command.data,

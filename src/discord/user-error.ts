@@ -1,20 +1,10 @@
 /**
- * The one place that turns a failure into what a member reads: short, ephemeral, nothing internal. Board
- * text (a query error) is escaped so it can neither format nor ping. Unexpected errors get a generic line
- * and are logged by the caller with context.
+ * Failures as the runtime sees them: a `UserFacingError` is shown as written; a failed Discord REST call is
+ * classified (a dead token is never used again); anything else gets a generic line. What the features'
+ * own failures (the board's, the settings store's) read like is theirs to say: the runtime takes a
+ * `describeError` from the composition root (commands/shared/user-errors.ts).
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
-import {
-  BadQueryError,
-  ForbiddenError,
-  InvalidResponseError,
-  NotFoundError,
-  RateLimitedError,
-  SettingsUnavailableError,
-  SiteUnavailableError,
-  isPhilomenaError,
-} from '../errors.js';
-import { escapeMarkdown } from '../bot/render/index.js';
 
 /** A failure whose message is meant for the member as written (bad input the command detected). */
 export class UserFacingError extends Error {
@@ -27,13 +17,6 @@ export interface UserErrorText {
   readonly text: string;
   /** False when the error is a bug or an unknown fault: log it with its stack. */
   readonly expected: boolean;
-}
-
-const SERVER_MESSAGE_MAX = 300;
-
-function waitText(ms: number | undefined): string {
-  const seconds = Math.max(1, Math.ceil((ms ?? 30_000) / 1000));
-  return seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} s`;
 }
 
 /**
@@ -74,49 +57,15 @@ export function discordFailureOf(error: unknown): DiscordFailure | undefined {
   return undefined;
 }
 
-/**
- * What the member reads when the server's settings could not be used. Not "expected": a failing store is
- * the operator's to fix, so it is logged at error with its cause.
- */
-const SETTINGS_UNAVAILABLE_TEXT: Readonly<Record<SettingsUnavailableError['operation'], string>> = {
-  read: "Could not read this server's settings right now. Try again in a moment.",
-  write: "Could not save this server's settings right now. Try again in a moment.",
-  delete: "Could not reset this server's settings right now. Try again in a moment.",
-};
+export const GENERIC_FAILURE_TEXT = 'Something went wrong. Please try again later.';
 
-export function userErrorText(error: unknown): UserErrorText {
+/** Turns a failure into what the member reads; the runtime's own part of it. */
+export type DescribeError = (error: unknown) => UserErrorText;
+
+/** The runtime's reading of a failure: shown as written, Discord's refusal, or unknown (a bug). */
+export function runtimeErrorText(error: unknown): UserErrorText {
   if (error instanceof UserFacingError) return { text: error.message, expected: true };
-  if (error instanceof SettingsUnavailableError)
-    return { text: SETTINGS_UNAVAILABLE_TEXT[error.operation], expected: false };
   // Discord did not take a call: nothing the member did, and nothing to fix in the bot.
-  if (discordFailureOf(error) !== undefined)
-    return { text: 'Something went wrong. Please try again later.', expected: true };
-  if (!isPhilomenaError(error))
-    return { text: 'Something went wrong. Please try again later.', expected: false };
-  if (error instanceof NotFoundError) return { text: 'Not found on the site.', expected: true };
-  if (error instanceof BadQueryError) {
-    const message = escapeMarkdown(error.serverMessage.slice(0, SERVER_MESSAGE_MAX));
-    return { text: `The site did not understand that search: ${message}`, expected: true };
-  }
-  if (error instanceof RateLimitedError) {
-    return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
-  }
-  if (error instanceof SiteUnavailableError) {
-    // Our own queue is full: the site is fine, the bot is holding back.
-    if (error.reason === 'budget-exhausted') {
-      return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };
-    }
-    // Failing (5xx, timeouts, resets) or the breaker holding calls back after such failures: say it is
-    // down, with the wait when one is known (the breaker's cool-down, a 503's Retry-After).
-    const when =
-      error.retryAfterMs === undefined ? 'Try again later.' : `Try again in ${waitText(error.retryAfterMs)}.`;
-    return { text: `The site is down or not answering right now. ${when}`, expected: true };
-  }
-  if (error instanceof ForbiddenError) {
-    return { text: 'The site refused that request.', expected: true };
-  }
-  if (error instanceof InvalidResponseError) {
-    return { text: 'The site sent an answer the bot could not read. Try again later.', expected: false };
-  }
-  return { text: 'Something went wrong. Please try again later.', expected: false };
+  if (discordFailureOf(error) !== undefined) return { text: GENERIC_FAILURE_TEXT, expected: true };
+  return { text: GENERIC_FAILURE_TEXT, expected: false };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAll } from '../../commands/reverse/download.js';
+import { readAll } from '../../commands/shared/download.js';
 import { clampDistance, fileInput, REVERSE_MAX_BYTES } from '../../commands/reverse/results.js';
 
 describe('reverse search input', () => {

@@ -7,7 +7,7 @@
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import type { ButtonInteraction } from 'discord.js';
-import type { CommandContext } from '../../src/discord/contract.js';
+import type { CommandContext } from '../../commands/shared/context.js';
 import { decodeCustomId, encodeCustomId, encodeTime, siteCode } from '../../src/discord/custom-id.js';
 import { reverseButtons } from '../../commands/reverse/results.js';
 import { encodeSearchButton, searchButtons, SEARCH_STATE_KIND } from '../../commands/search/paging.js';
@@ -87,8 +87,11 @@ describe('paging state owned by the member who searched', () => {
       private: false,
     });
     const decoded = decodeCustomId(id);
-    await expect(
-      searchButtons()[decoded?.key ?? '']?.run(click(INTRUDER), decoded?.args ?? [], contextWith(state)),
-    ).rejects.toThrow(/expired/);
+    const reply = await searchButtons()[decoded?.key ?? '']?.run(
+      click(INTRUDER),
+      decoded?.args ?? [],
+      contextWith(state),
+    );
+    expect(reply).toMatchObject({ kind: 'expired', text: expect.stringMatching(/expired/) as unknown });
   });
 });

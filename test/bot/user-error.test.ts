@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordAPIError, HTTPError } from 'discord.js';
-import { fitChoices, tokenUsable, type Ack } from '../../src/discord/router.js';
-import {
-  discordFailureOf,
-  UserFacingError,
-  userErrorText,
-  type DiscordFailure,
-} from '../../src/discord/user-error.js';
+import { userErrorText } from '../../commands/shared/user-errors.js';
+import { tokenUsable, type Ack } from '../../src/discord/acks.js';
+import { fitChoices } from '../../src/discord/autocomplete.js';
+import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../src/discord/user-error.js';
 import {
   BadQueryError,
   ForbiddenError,

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ONE_AT_A_TIME_TEXT } from '../../commands/reverse/reverse-gate.js';
+import { ONE_AT_A_TIME_TEXT } from '../../commands/shared/reverse-gate.js';
 import { UPLOAD_TIMED_OUT_TEXT } from '../../commands/reverse/results.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { API, boardCalls } from '../support/board.js';

@@ -5,7 +5,8 @@
  */
 import { SlashCommandBuilder } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Command } from '../../src/discord/contract.js';
+import type { Command } from '../../commands/shared/context.js';
+import { messageReply } from '../../src/discord/contract.js';
 import { RESTARTING_TEXT } from '../../src/discord/router.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
@@ -24,10 +25,10 @@ function slowCommand(): { command: Command; gate: Gate } {
   const command: Command = {
     kind: 'chat',
     data: new SlashCommandBuilder().setName('slow').setDescription('Waits for the test').toJSON(),
-    async execute(interaction) {
+    async execute() {
       markStarted();
       await released;
-      await interaction.editReply({ content: 'done', allowedMentions: { parse: [] } });
+      return messageReply({ content: 'done' });
     },
     async autocomplete() {
       return [{ name: 'choice', value: 'choice' }];

@@ -7,7 +7,7 @@ import {
   DEFAULT_SEARCH,
   isSearchPath,
 } from '../../src/philomena/budget.js';
-import { userErrorText } from '../../src/discord/user-error.js';
+import { userErrorText } from '../../commands/shared/user-errors.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush, type TimerClock } from './timer-clock.js';
 

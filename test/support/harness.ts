@@ -17,6 +17,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Keyv from 'keyv';
+import { createFeatures } from '../../commands/index.js';
+import type { Command } from '../../commands/shared/context.js';
 import { createBot, type Bot, type BotDeps } from '../../src/discord/bot.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -44,7 +46,10 @@ export interface HarnessOptions {
   /** Start the bot right away (default true). */
   readonly start?: boolean;
   /** Bot dependencies; `now` is the base of `botClock`. */
-  readonly bot?: Partial<Pick<BotDeps, 'autocompleteTimeoutMs' | 'now' | 'clientOptions' | 'commands'>>;
+  readonly bot?: Partial<Pick<BotDeps<unknown>, 'autocompleteTimeoutMs' | 'now' | 'clientOptions'>> & {
+    /** In place of the real command list. */
+    readonly commands?: readonly Command[];
+  };
   /**
    * Registry tuning (budget, breaker, transport, jitter, dispatcher ...), applied to every registry the
    * harness makes; `now` is the base of `boardClock`.
@@ -131,15 +136,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
 
   function makeBot(): Bot {
+    // The same composition as main.ts, with the test clocks.
+    const features = createFeatures({ config, logger, store, registry, now: botClock.now });
     return createBot({
       config,
       logger,
       store,
-      registry,
+      ...features,
+      ...(options.bot?.commands === undefined ? {} : { commands: options.bot.commands }),
       autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
       now: botClock.now,
       ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
-      ...(options.bot?.commands === undefined ? {} : { commands: options.bot.commands }),
     });
   }
 

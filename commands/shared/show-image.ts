@@ -13,7 +13,7 @@ import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { View } from '../../src/discord/contract.js';
+import type { View } from './view.js';
 import { encodeCustomId, siteCode } from '../../src/discord/custom-id.js';
 import {
   fitEmbeds,

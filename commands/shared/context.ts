@@ -1,0 +1,39 @@
+/**
+ * What every feature gets for one interaction, and the runtime's contract specialised to it. The runtime
+ * (src/discord) is generic over this context and never imports it; the composition root builds it
+ * (commands/index.ts `createFeatures`).
+ */
+import type {
+  ButtonHandler as RuntimeButtonHandler,
+  ChatCommand as RuntimeChatCommand,
+  Command as RuntimeCommand,
+  MessageCommand as RuntimeMessageCommand,
+} from '../../src/discord/contract.js';
+import type { InteractionState } from '../../src/discord/button-state.js';
+import type { Logger } from '../../src/logger.js';
+import type { ClientRegistry } from '../../src/philomena/registry.js';
+import type { Download } from './download.js';
+import type { ReverseGate } from './reverse-gate.js';
+import type { GuildSettings } from './guild-settings.js';
+import type { SiteDirectory } from './site-directory.js';
+import type { View } from './view.js';
+
+export interface CommandContext {
+  readonly logger: Logger;
+  readonly view: View;
+  readonly registry: ClientRegistry;
+  readonly settings: GuildSettings;
+  readonly sites: SiteDirectory;
+  /** Short-lived state behind buttons (search queries, reverse-search results). */
+  readonly state: InteractionState;
+  readonly now: () => number;
+  /** Opens a Discord attachment as a size-capped stream; injectable for tests. */
+  readonly download: Download;
+  /** One reverse search per member at a time, a few file searches per process (reverse-gate.ts). */
+  readonly reverseGate: ReverseGate;
+}
+
+export type Command = RuntimeCommand<CommandContext>;
+export type ChatCommand = RuntimeChatCommand<CommandContext>;
+export type MessageCommand = RuntimeMessageCommand<CommandContext>;
+export type ButtonHandler = RuntimeButtonHandler<CommandContext>;

@@ -1,0 +1,178 @@
+/**
+ * The single writer to Discord for interactions: the acknowledgement, the handler's reply and the answer
+ * to a failure all go out here, so the runtime always knows what was sent. Every body carries
+ * `allowed_mentions` that ping nobody.
+ *
+ * Discord's own refusals are told apart: a dead token (expired, or answered elsewhere) gets one warning and
+ * no further call with it; a call Discord did not take (5xx or 4xx after the REST client's retries) gets a
+ * warning with Discord's code and status, and one private follow-up while the token still works.
+ */
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type MessageContextMenuCommandInteraction,
+} from 'discord.js';
+import type { Logger } from '../logger.js';
+import { NO_MENTIONS } from '../bot/render/index.js';
+import type { MessageBody, Reply } from './contract.js';
+import { discordFailureOf, type DescribeError, type DiscordFailure } from './user-error.js';
+
+/** How the runtime acknowledged an interaction: decides how a reply or an error is shown. */
+export type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
+
+/** The interactions the runtime answers with messages (autocomplete answers with choices instead). */
+export type Answerable =
+  ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ButtonInteraction;
+
+/** Discord's limits on an interaction token: 3 s to acknowledge, then 15 min to edit and follow up. */
+const ANSWER_WINDOW_MS = 3000;
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** Kept off the end of the token's life, so a call does not start just as the token dies. */
+const TOKEN_MARGIN_MS = 30_000;
+
+/**
+ * Whether the interaction's token can still take a call, by its age on Discord's clock (the snowflake):
+ * unacknowledged, only within the answer window; acknowledged, within the token lifetime.
+ */
+export function tokenUsable(
+  interaction: Pick<Interaction, 'createdTimestamp'>,
+  ack: Ack,
+  wallClockMs: number,
+): boolean {
+  const age = wallClockMs - interaction.createdTimestamp;
+  return ack === 'none' ? age < ANSWER_WINDOW_MS : age < TOKEN_LIFETIME_MS - TOKEN_MARGIN_MS;
+}
+
+/** One line, and nothing more is sent with that token: Discord would refuse every call the same way. */
+export function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack): void {
+  logger.warn(
+    { discordCode: failure.code, discordStatus: failure.status, ack },
+    ack === 'none'
+      ? 'interaction expired or answered elsewhere before the bot acknowledged it; left unanswered'
+      : 'interaction token expired before the answer was sent; left unanswered',
+  );
+}
+
+/** A handler's body as sent: what it gave, plus nobody pinged. */
+function outgoing(body: MessageBody) {
+  return {
+    ...(body.content === undefined ? {} : { content: body.content }),
+    ...(body.embeds === undefined ? {} : { embeds: [...body.embeds] }),
+    ...(body.components === undefined ? {} : { components: [...body.components] }),
+    allowedMentions: NO_MENTIONS,
+  };
+}
+
+export interface Acks {
+  /** Sends `reply` for an interaction acknowledged as `ack`. Rejects when Discord refuses it. */
+  send(interaction: Answerable, ack: Ack, reply: Reply): Promise<void>;
+  /** Shows `error` to the member, ephemerally; logs what is not an expected failure. Never rejects. */
+  answerError(interaction: Answerable, ack: Ack, error: unknown, logger: Logger): Promise<void>;
+  /** An ephemeral one-line answer in place of running anything; a failure to send it is only logged. */
+  answerBriefly(interaction: Answerable, text: string, logger: Logger): Promise<void>;
+}
+
+export function createAcks(options: {
+  readonly describeError: DescribeError;
+  readonly logger: Logger;
+}): Acks {
+  const { describeError } = options;
+
+  /** Text for the member only: privately, whatever the acknowledgement was. */
+  async function sendPrivately(interaction: Answerable, ack: Ack, text: string, afterFailure: boolean) {
+    const payload = { content: text, embeds: [], components: [], allowedMentions: NO_MENTIONS };
+    const privately = { content: text, allowedMentions: NO_MENTIONS, flags: MessageFlags.Ephemeral } as const;
+    switch (ack) {
+      case 'none':
+        await interaction.reply({ ...payload, flags: MessageFlags.Ephemeral });
+        return;
+      case 'reply-ephemeral':
+        // After a failed edit, a follow-up (another route) fills the deferred private reply instead.
+        if (afterFailure) await interaction.followUp(privately);
+        else await interaction.editReply(payload);
+        return;
+      case 'reply-public':
+        // A public "thinking…" would turn the text public: remove it and answer privately instead.
+        try {
+          await interaction.deleteReply();
+        } catch (deleteError) {
+          if (discordFailureOf(deleteError)?.kind === 'token-dead') throw deleteError;
+          options.logger.debug({ err: deleteError }, 'could not remove the deferred reply');
+        }
+        await interaction.followUp(privately);
+        return;
+      case 'update':
+        await interaction.followUp(privately);
+        return;
+    }
+  }
+
+  return {
+    async send(interaction, ack, reply) {
+      switch (reply.kind) {
+        case 'message':
+          if (ack === 'none') {
+            await interaction.reply({ ...outgoing(reply.body), flags: MessageFlags.Ephemeral });
+          } else {
+            await interaction.editReply(outgoing(reply.body));
+          }
+          return;
+        case 'expired':
+          // The buttons stop working: take them off the message, then say why to the clicker only.
+          if (ack === 'update') await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
+          await sendPrivately(interaction, ack, reply.text, false);
+          return;
+        case 'private':
+          await sendPrivately(interaction, ack, reply.text, false);
+          return;
+      }
+    },
+
+    async answerError(interaction, ack, error, logger) {
+      const failure = discordFailureOf(error);
+      if (failure?.kind === 'token-dead') {
+        logDeadToken(logger, failure, ack);
+        return;
+      }
+      const { text, expected } = describeError(error);
+      if (failure !== undefined) {
+        logger.warn(
+          { err: error, discordCode: failure.code, discordStatus: failure.status, ack },
+          'Discord delivery failure',
+        );
+        if (!tokenUsable(interaction, ack, Date.now())) {
+          logger.info({ ack }, 'interaction token no longer usable: the member is not told');
+          return;
+        }
+      } else if (expected) logger.info({ err: error }, 'interaction failed with an expected error');
+      else logger.error({ err: error }, 'interaction failed');
+      try {
+        await sendPrivately(interaction, ack, text, failure !== undefined);
+      } catch (replyError) {
+        const again = discordFailureOf(replyError);
+        if (again?.kind === 'token-dead') logDeadToken(logger, again, ack);
+        else
+          logger.warn(
+            { err: replyError, discordCode: again?.code, discordStatus: again?.status },
+            'could not tell the member about a failure',
+          );
+      }
+    },
+
+    async answerBriefly(interaction, text, logger) {
+      try {
+        await interaction.reply({
+          content: text,
+          allowedMentions: NO_MENTIONS,
+          flags: MessageFlags.Ephemeral,
+        });
+      } catch (error) {
+        const failure = discordFailureOf(error);
+        if (failure?.kind === 'token-dead') logDeadToken(logger, failure, 'none');
+        else logger.warn({ err: error }, 'could not answer briefly');
+      }
+    },
+  };
+}
