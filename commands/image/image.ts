@@ -1,8 +1,8 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { Command, CommandContext } from '../shared/context.js';
-import { decodeImageId, siteOfCode } from '../../src/discord/custom-id.js';
-import { cardMessage, mergedNote, REVEAL_KEY, showImage } from '../shared/show-image.js';
+import { siteOfCode } from '../../src/discord/custom-id.js';
+import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
@@ -11,9 +11,11 @@ async function reveal(
   args: readonly string[],
   context: CommandContext,
 ): Promise<Reply> {
-  const site = siteOfCode(args[0] ?? '', context.sites.all, context.sites.defaultSite);
-  const imageId = decodeImageId(args[1]);
-  if (site === undefined || imageId === undefined) throw new UserFacingError('This button no longer works.');
+  const fields = revealCodec.decode(args);
+  const site =
+    fields === undefined ? undefined : siteOfCode(fields.site, context.sites.all, context.sites.defaultSite);
+  if (fields === undefined || site === undefined) throw new UserFacingError('This button no longer works.');
+  const { imageId } = fields;
   // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds.
   const view = context.view.forSite(site);
   const { fetched, card } = await showImage(context.registry.client(site), imageId, view, context.logger, {
@@ -57,6 +59,6 @@ export const imageCommand = {
     );
   },
   buttons: {
-    [`${REVEAL_KEY.namespace}:${REVEAL_KEY.action}`]: { defer: () => 'ephemeral', run: reveal },
+    [revealCodec.key('reveal')]: { defer: () => 'ephemeral', run: reveal },
   },
 } satisfies Command;

@@ -9,16 +9,9 @@ import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
-import {
-  decodeCount,
-  decodeTime,
-  encodeCustomId,
-  encodeTime,
-  siteCode,
-  siteOfCode,
-} from '../../src/discord/custom-id.js';
+import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
 import { buttonRow, cardMessage, showImage, type ActionRow } from '../shared/show-image.js';
-import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
+import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
 export const REVERSE_NS = 'rev';
@@ -46,15 +39,34 @@ interface ReversePage {
   readonly issuedAt: number;
 }
 
-function encodeButton(action: 'prev' | 'next', state: ReversePage): string {
-  return encodeCustomId(REVERSE_NS, action, [
-    siteCode(state.site),
+/** A results button's fields as its custom_id holds them (the match ids are in the store). */
+const reverseButton = buttonCodec<'prev' | 'next', ReverseButtonFields>({
+  namespace: REVERSE_NS,
+  schema: z
+    .tuple([segment.siteCode, segment.token, segment.count, segment.count, segment.snowflake, segment.time])
+    .transform(([site, token, page, total, owner, issuedAt]) => ({
+      site,
+      token,
+      page,
+      total,
+      owner,
+      issuedAt,
+    })),
+  write: (state) => [
+    state.site,
     state.token,
     state.page,
     state.total,
     state.owner,
     encodeTime(state.issuedAt),
-  ]);
+  ],
+});
+
+/** The custom_id fields of a page: its site as a code. */
+type ReverseButtonFields = Omit<ReversePage, 'site'> & { readonly site: string };
+
+function encodeButton(action: 'prev' | 'next', state: ReversePage): string {
+  return reverseButton.encode(action, { ...state, site: siteCode(state.site) });
 }
 
 function decodeButton(
@@ -62,24 +74,9 @@ function decodeButton(
   sites: readonly Site[],
   configured: Site,
 ): ReversePage | undefined {
-  const [code, token, page, total, owner, issued] = args;
-  const site = siteOfCode(code ?? '', sites, configured);
-  const pageN = decodeCount(page);
-  const totalN = decodeCount(total);
-  const issuedAt = decodeTime(issued);
-  if (
-    site === undefined ||
-    token === undefined ||
-    !STATE_TOKEN.test(token) ||
-    pageN === undefined ||
-    totalN === undefined ||
-    issuedAt === undefined ||
-    owner === undefined ||
-    !/^\d{1,20}$/.test(owner)
-  ) {
-    return undefined;
-  }
-  return { site, token, page: pageN, total: totalN, owner, issuedAt };
+  const fields = reverseButton.decode(args);
+  const site = fields === undefined ? undefined : siteOfCode(fields.site, sites, configured);
+  return fields === undefined || site === undefined ? undefined : { ...fields, site };
 }
 
 function navRow(state: ReversePage): ActionRow[] {
@@ -154,7 +151,8 @@ export async function answerReverseSearch(
 
 export function reverseButtons(): Record<string, ButtonHandler> {
   const handler = (action: 'prev' | 'next'): ButtonHandler => ({
-    defer: (interaction, args) => (args[4] === interaction.user.id ? 'update' : 'ephemeral'),
+    defer: (interaction, args) =>
+      reverseButton.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
     async run(interaction, args, context) {
       const state = decodeButton(args, context.sites.all, context.sites.defaultSite);
       if (state !== undefined && state.owner !== interaction.user.id) {
@@ -177,7 +175,7 @@ export function reverseButtons(): Record<string, ButtonHandler> {
       );
     },
   });
-  return { [`${REVERSE_NS}:prev`]: handler('prev'), [`${REVERSE_NS}:next`]: handler('next') };
+  return { [reverseButton.key('prev')]: handler('prev'), [reverseButton.key('next')]: handler('next') };
 }
 
 /** Whether an attachment looks like something the board can match (images, and the webm it accepts). */

@@ -10,18 +10,11 @@ import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import type { View } from '../shared/view.js';
-import {
-  decodeCount,
-  decodeTime,
-  encodeCustomId,
-  encodeTime,
-  siteCode,
-  siteOfCode,
-} from '../../src/discord/custom-id.js';
+import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
 import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../shared/show-image.js';
 import { imageCard } from '../../src/bot/render/index.js';
 import { safeSearchQuery } from '../../src/bot/safety.js';
-import { STATE_TOKEN, STATE_TTL_MS } from '../../src/discord/button-state.js';
+import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
 export const SORTS = ['newest', 'oldest', 'score', 'wilson', 'faves', 'random', 'relevance'] as const;
@@ -80,9 +73,34 @@ export interface SearchPage {
   readonly private: boolean;
 }
 
-export function encodeSearchButton(action: SearchAction, state: SearchPage): string {
-  return encodeCustomId(SEARCH_NS, action, [
-    siteCode(state.site),
+/** A search button's fields as its custom_id holds them: everything but the query (in the store). */
+const searchButton = buttonCodec<SearchAction, SearchButtonFields>({
+  namespace: SEARCH_NS,
+  schema: z
+    .tuple([
+      segment.siteCode,
+      segment.token,
+      segment.count,
+      segment.count,
+      z.enum(SORTS.map((sort) => SORT_CODES[sort]) as [string, ...string[]]),
+      segment.base36,
+      segment.snowflake,
+      segment.time,
+      segment.flag,
+    ])
+    .transform(([site, token, page, total, sortCode, seed, owner, issuedAt, isPrivate]) => ({
+      site,
+      token,
+      page,
+      total,
+      sort: SORTS.find((sort) => SORT_CODES[sort] === sortCode) ?? 'newest',
+      seed,
+      owner,
+      issuedAt,
+      private: isPrivate,
+    })),
+  write: (state) => [
+    state.site,
     state.token,
     state.page,
     state.total,
@@ -91,7 +109,14 @@ export function encodeSearchButton(action: SearchAction, state: SearchPage): str
     state.owner,
     encodeTime(state.issuedAt),
     state.private ? 1 : 0,
-  ]);
+  ],
+});
+
+/** The custom_id fields of a page: its site as a code. */
+type SearchButtonFields = Omit<SearchPage, 'site'> & { readonly site: string };
+
+export function encodeSearchButton(action: SearchAction, state: SearchPage): string {
+  return searchButton.encode(action, { ...state, site: siteCode(state.site) });
 }
 
 /** Undefined when the id is not one of ours or is damaged. */
@@ -100,39 +125,9 @@ export function decodeSearchButton(
   sites: readonly Site[],
   configured: Site,
 ): SearchPage | undefined {
-  const [code, token, page, total, sortCode, seed, owner, issued, priv] = args;
-  const site = siteOfCode(code ?? '', sites, configured);
-  const sort = SORTS.find((s) => SORT_CODES[s] === sortCode);
-  const pageN = decodeCount(page);
-  const totalN = decodeCount(total);
-  const issuedAt = decodeTime(issued);
-  const seedN = seed !== undefined && /^[0-9a-z]{1,12}$/.test(seed) ? Number.parseInt(seed, 36) : undefined;
-  if (
-    site === undefined ||
-    token === undefined ||
-    !STATE_TOKEN.test(token) ||
-    sort === undefined ||
-    pageN === undefined ||
-    totalN === undefined ||
-    issuedAt === undefined ||
-    seedN === undefined ||
-    owner === undefined ||
-    !/^\d{1,20}$/.test(owner) ||
-    (priv !== '0' && priv !== '1')
-  ) {
-    return undefined;
-  }
-  return {
-    site,
-    token,
-    page: pageN,
-    total: totalN,
-    sort,
-    seed: seedN,
-    owner,
-    issuedAt,
-    private: priv === '1',
-  };
+  const fields = searchButton.decode(args);
+  const site = fields === undefined ? undefined : siteOfCode(fields.site, sites, configured);
+  return fields === undefined || site === undefined ? undefined : { ...fields, site };
 }
 
 /** The query the board gets: outside age-restricted channels only `safe` images are searched. */
@@ -228,8 +223,7 @@ function targetPage(action: SearchAction, state: SearchPage, random: () => numbe
 export function searchButtons(random: () => number = Math.random): Record<string, ButtonHandler> {
   const handler = (action: SearchAction): ButtonHandler => ({
     defer(interaction, args) {
-      const owner = args[6];
-      if (owner !== interaction.user.id) return 'ephemeral';
+      if (searchButton.decode(args)?.owner !== interaction.user.id) return 'ephemeral';
       return action === 'pub' ? 'public' : 'update';
     },
     async run(interaction, args, context) {
@@ -260,9 +254,9 @@ export function searchButtons(random: () => number = Math.random): Record<string
     },
   });
   return {
-    [`${SEARCH_NS}:prev`]: handler('prev'),
-    [`${SEARCH_NS}:next`]: handler('next'),
-    [`${SEARCH_NS}:rand`]: handler('rand'),
-    [`${SEARCH_NS}:pub`]: handler('pub'),
+    [searchButton.key('prev')]: handler('prev'),
+    [searchButton.key('next')]: handler('next'),
+    [searchButton.key('rand')]: handler('rand'),
+    [searchButton.key('pub')]: handler('pub'),
   };
 }

@@ -14,7 +14,8 @@ import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { View } from './view.js';
-import { encodeCustomId, siteCode } from '../../src/discord/custom-id.js';
+import { z } from 'zod';
+import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
   fitEmbeds,
   imageCard,
@@ -26,7 +27,12 @@ import {
 /** Merge chains longer than this are treated as a loop. */
 const MAX_MERGE_HOPS = 5;
 
-export const REVEAL_KEY = { namespace: 'img', action: 'reveal' } as const;
+/** Reveal: the picture of a spoilered card, to the clicker alone. */
+export const revealCodec = buttonCodec<'reveal', { readonly site: string; readonly imageId: number }>({
+  namespace: 'img',
+  schema: z.tuple([segment.siteCode, segment.imageId]).transform(([site, imageId]) => ({ site, imageId })),
+  write: ({ site, imageId }) => [site, imageId],
+});
 
 export interface FetchedImage {
   readonly image: Image;
@@ -96,7 +102,7 @@ export function revealButton(site: Site, imageId: number, label = 'Reveal'): API
     type: ComponentType.Button,
     style: ButtonStyle.Secondary,
     label,
-    custom_id: encodeCustomId(REVEAL_KEY.namespace, REVEAL_KEY.action, [siteCode(site), imageId]),
+    custom_id: revealCodec.encode('reveal', { site: siteCode(site), imageId }),
   };
 }
 

@@ -3,7 +3,9 @@
  * Discord caps them at 100 characters, so anything long (a search query) goes to the store under a short
  * token instead. Segments never contain `:`; site ids are turned into short codes that do not either.
  */
+import { z } from 'zod';
 import type { Site } from '../philomena/sites.js';
+import { STATE_TOKEN } from './button-state.js';
 
 export const CUSTOM_ID_MAX = 100;
 const SEPARATOR = ':';
@@ -65,7 +67,6 @@ export function decodeTime(text: string | undefined): number | undefined {
   return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined;
 }
 
-/** A positive whole number segment (ids, pages), or undefined. */
 /** An image id as written by `String(id)`: a digit run, 0 included (Derpibooru has an image 0). */
 export function decodeImageId(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
@@ -77,4 +78,70 @@ export function decodeCount(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,12}$/.test(text)) return undefined;
   const n = Number(text);
   return n > 0 ? n : undefined;
+}
+
+/** The key a button's handler is registered under: `<namespace>:<action>`. */
+export function buttonKey(namespace: string, action: string): string {
+  return `${namespace}${SEPARATOR}${action}`;
+}
+
+/**
+ * Segment schemas for button codecs: each reads one custom_id segment (a string) into its value, and
+ * refuses anything the encoder could not have written.
+ */
+export const segment = {
+  /** A page or a total: a whole number from 1. */
+  count: z
+    .string()
+    .transform((text, ctx) => decodeCount(text) ?? (ctx.addIssue({ code: 'custom' }), z.NEVER)),
+  /** An image id: a whole number from 0. */
+  imageId: z
+    .string()
+    .transform((text, ctx) => decodeImageId(text) ?? (ctx.addIssue({ code: 'custom' }), z.NEVER)),
+  /** A creation time written by `encodeTime`, in ms. */
+  time: z.string().transform((text, ctx) => decodeTime(text) ?? (ctx.addIssue({ code: 'custom' }), z.NEVER)),
+  /** A whole number written in base 36 (a seed). */
+  base36: z
+    .string()
+    .regex(/^[0-9a-z]{1,12}$/)
+    .transform((text) => Number.parseInt(text, 36)),
+  /** A Discord id (a member, the owner of the buttons). */
+  snowflake: z.string().regex(/^\d{1,20}$/),
+  /** A button-state token (button-state.ts). */
+  token: z.string().regex(STATE_TOKEN),
+  /** A site code written by `siteCode`; resolved with `siteOfCode` against the bot's sites. */
+  siteCode: z.string().regex(/^[a-z0-9~-]{1,30}$/),
+  /** A yes/no flag written as 1 or 0. */
+  flag: z.enum(['0', '1']).transform((flag) => flag === '1'),
+} as const;
+
+/**
+ * One kind of button: its namespace, the zod tuple that reads its segments into named fields, and the
+ * writer that puts those fields back in the same order. Handlers read fields by name, never by position.
+ */
+export interface ButtonCodec<A extends string, T> {
+  readonly namespace: string;
+  /** The handler key of `action`. */
+  key(action: A): string;
+  encode(action: A, value: T): string;
+  /** The fields of a click's segments; undefined for a damaged or foreign id. */
+  decode(args: readonly string[]): T | undefined;
+}
+
+export function buttonCodec<A extends string, T>(options: {
+  readonly namespace: string;
+  /** A `z.tuple([...segments]).transform(([...]) => ({ named fields }))`. */
+  readonly schema: z.ZodType<T, readonly string[]>;
+  readonly write: (value: T) => readonly (string | number)[];
+}): ButtonCodec<A, T> {
+  const { namespace, schema, write } = options;
+  return {
+    namespace,
+    key: (action) => buttonKey(namespace, action),
+    encode: (action, value) => encodeCustomId(namespace, action, write(value)),
+    decode(args) {
+      const parsed = schema.safeParse(args);
+      return parsed.success ? parsed.data : undefined;
+    },
+  };
 }

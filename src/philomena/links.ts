@@ -29,7 +29,7 @@ interface HostEntry {
 /** A URL token starts with http(s):// not glued to a preceding word, and runs to whitespace or `<>`. */
 const TOKEN = /(?<![A-Za-z0-9])https?:\/\/[^\s<>]+/gi;
 /** What chat puts after a link that is not part of it: sentence punctuation, closing brackets, Markdown. */
-const TRAILING = new Set(".,!?;:)]}'\"*_~|");
+const TRAILING = new Set('.,!?;:)]}\'"*_~|');
 
 /**
  * `url` without the trailing characters chat adds. A backwards scan: the regex `/[...]+$/` it replaces is

@@ -109,7 +109,11 @@ const CASES: readonly Case[] = [
     options: { transport: { attemptTimeoutMs: 30, maxAttempts: 2 } },
   },
   { name: 'a connection reset', call: (c) => c.userFilters({ page: 7 }) },
-  { name: 'a refused connection (undici error)', call: (c) => c.userFilters({ page: 7 }), options: { closed: true } },
+  {
+    name: 'a refused connection (undici error)',
+    call: (c) => c.userFilters({ page: 7 }),
+    options: { closed: true },
+  },
   { name: 'a 403 on the key owner filters', call: (c) => c.userFilters() },
   { name: 'a 401 on submission', call: (c) => c.submitImage({ url: 'https://example.test/a.png' }) },
   {
