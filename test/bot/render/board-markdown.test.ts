@@ -108,7 +108,8 @@ describe('boardMarkdownToDiscord', () => {
     ['[click](javascript:alert(1))', []],
     ['[a](http://x.test) [b](ftp://y.test) [c](//cdn.test/z)', ['https://x.test/', 'https://cdn.test/z']],
     ['\\[not](a link)', []],
-    ['[outer [inner](https://a.test)](https://b.test)', []],
+    // CommonMark: a link cannot contain a link, and the inner one wins (the board shows the same).
+    ['[outer [inner](https://a.test)](https://b.test)', ['https://a.test/']],
     ['[outer [inner] text](https://b.test)', ['https://b.test/']],
     ['"t":javascript:alert(1)', []],
     ['[x](https://a.test/(paren)) y', ['https://a.test/%28paren%29']],
@@ -154,16 +155,16 @@ describe('boardMarkdownToDiscord', () => {
   );
 
   /**
-   * Work, not time (machines are noisy): regular-expression runs are counted while the same shape is
-   * converted at two lengths below the input cap. Linear work doubles; a rescan per character (the
-   * quadratic `trimUrl` of review H2 matched every bracket of the URL again for each trailing `)`)
-   * quadruples.
+   * Work, not time (machines are noisy): characters read (markdown-it scans with `charCodeAt`) and
+   * regular-expression runs are counted while the same shape is converted at two lengths below the input
+   * cap. Linear work doubles; a rescan per character (the quadratic `trimUrl` of review H2 matched every
+   * bracket of the URL again for each trailing `)`) quadruples.
    */
   it.each(PATHOLOGICAL_SHAPES)(
-    'GIVEN $name THEN the regex work grows linearly with its length',
+    'GIVEN $name THEN the scanning work grows linearly with its length',
     ({ make }) => {
-      const small = regexRuns(() => boardMarkdownToDiscord(make(500), site));
-      const large = regexRuns(() => boardMarkdownToDiscord(make(1_000), site));
+      const small = scanWork(() => boardMarkdownToDiscord(make(500), site));
+      const large = scanWork(() => boardMarkdownToDiscord(make(1_000), site));
       expect(large).toBeLessThanOrEqual(2.2 * small + 20);
     },
   );
@@ -192,6 +193,11 @@ describe('boardMarkdownToDiscord', () => {
     ],
     ['a spoiler in the last of several lines', `${'line\n'.repeat(700)}||${'secret '.repeat(400)}||`],
     ['a spoiler in a heading', `# ${'a '.repeat(1_900)}||${'secret '.repeat(400)}||`],
+    [
+      'a spoiler closed after a code span open at the cut',
+      `x ||secret \`${'code '.repeat(300)}code|| ${'secret '.repeat(500)}\` ||`,
+    ],
+    ['a spoiler inside emphasis', `*a ||${'secret '.repeat(300)}* ${'secret '.repeat(300)}||`],
   ])('GIVEN %s open at the input cut THEN the spoilered text never shows in the clear', (_name, input) => {
     expect(input.length).toBeGreaterThan(MAX_INPUT);
     const out = boardMarkdownToDiscord(input, site);
@@ -216,7 +222,8 @@ describe('boardMarkdownToDiscord', () => {
     ],
     ['a heading with closing hashes', '## Title ##   ', '**Title**'],
     ['a heading with a hash inside', '# a # #', '**a #**'],
-    ['a heading of hashes', '# ##', '**##**'],
+    // CommonMark: `##` after a blank is the heading's closing sequence, so the heading is empty.
+    ['a heading of hashes', '# ##', ''],
     ['a heading then spaces', `# a${' '.repeat(50)}b`, `**a${' '.repeat(50)}b**`],
     ['a table rule', '| --- | :---: |\nrow', 'row'],
     ['a table rule without pipes at the ends', '--- | ---\nrow', 'row'],
@@ -235,14 +242,52 @@ describe('boardMarkdownToDiscord', () => {
   });
 });
 
-/** How many times a regular expression runs during `run`. */
-function regexRuns(run: () => void): number {
+describe('boardMarkdownToDiscord reads CommonMark as the board does', () => {
+  it.each([
+    [
+      'Textile inside code',
+      '`[spoiler]x[/spoiler]` and "a":/b',
+      '`[spoiler]x[/spoiler]` and [a](https://derpibooru.org/b)',
+    ],
+    [
+      'a Textile spoiler that is a link text',
+      '[spoiler](/tags/x)',
+      '[spoiler](https://derpibooru.org/tags/x)',
+    ],
+    ['an empty Textile spoiler', 'a[spoiler][/spoiler]b', 'ab'],
+    ['a spoiler inside a spoiler', '||a ||b|| c||', '||a b c||'],
+    ['bold inside a heading', '# a **b** c', '**a b c**'],
+    ['a reference link', '[ref]\n\n[ref]: /tags/x', '[ref](https://derpibooru.org/tags/x)'],
+    ['a Textile quote', 'bq. old *quote*', '> old *quote*'],
+    ['a nested list', '- a\n  - b\n- c', '- a\n  - b\n- c'],
+    ['a quote holding a list', '> - a\n> - b', '> - a\n> - b'],
+    ['an indented code block', '    <@1> **x**', '```\n<\u200b@1> **x**\n```'],
+    ['a comment and a line break tag', 'a<!-- hidden --><br>b', 'a\nb'],
+    ['emphasis crossing strike', '*a ~~b* c~~', '*a \\~\\~b* c\\~\\~'],
+  ])('GIVEN %s THEN the output is exactly as expected', (_name, input, expected) => {
+    expect(boardMarkdownToDiscord(input, site)).toBe(expected);
+  });
+
+  it.each(['<*<b></b>*@1>', '@<i></i>everyone', '<<span></span>@&1>', '&lt;*<b></b>*#1>'])(
+    'GIVEN %j THEN pieces written apart do not meet as a mention',
+    (input) => {
+      const out = boardMarkdownToDiscord(input, site);
+      expect(out).not.toMatch(MENTION);
+      expect(out.replace(/\\/g, '')).not.toMatch(MENTION);
+    },
+  );
+});
+
+/** How many characters are read with `charCodeAt` and how many regular expressions run during `run`. */
+function scanWork(run: () => void): number {
   const exec = vi.spyOn(RegExp.prototype, 'exec');
+  const read = vi.spyOn(String.prototype, 'charCodeAt');
   try {
     run();
-    return exec.mock.calls.length;
+    return exec.mock.calls.length + read.mock.calls.length;
   } finally {
     exec.mockRestore();
+    read.mockRestore();
   }
 }
 
