@@ -222,7 +222,7 @@ function makeLookAlikes(host: string): fc.Arbitrary<string> {
 }
 
 /**
- * Shapes of board text that are worst cases for a Markdown scanner, each made at any length `n`: runs of
+ * Shapes of board text that are worst cases for a Markdown parser, each made at any length `n`: runs of
  * closing brackets or punctuation after a URL in every link form the renderer knows (bare, `www.`,
  * Markdown, Textile, autolink), long runs of openers, unclosed markers of every kind, and line shapes
  * that make a backtracking regex retry. Descriptions on the board reach 50,000 characters; a shape that
@@ -276,7 +276,20 @@ export const PATHOLOGICAL_SHAPES: readonly { readonly name: string; readonly mak
     { name: 'quotes nested', make: (n) => fill('', '> ', n) },
     { name: 'lines of URL then )', make: (n) => fill('', 'https://a.bc/)))))\n', n) },
     { name: 'http:// run', make: (n) => fill('', 'http://', n) },
+    // CommonMark constructs the parser reads and the board text may hold: nested image alt texts,
+    // reference labels, link titles, HTML comments, empty links.
+    { name: 'images nested', make: (n) => nested('![', 'a', '](x)', n) },
+    { name: 'reference labels', make: (n) => fill('', '[a][', n) },
+    { name: 'link titles', make: (n) => fill('', '[a](b "', n) },
+    { name: 'HTML comment openers', make: (n) => fill('', '<!--', n) },
+    { name: '[]( repeated', make: (n) => fill('', '[](', n) },
   ];
+
+/** `open` k times, `middle`, `close` k times: about `n` characters. */
+function nested(open: string, middle: string, close: string, n: number): string {
+  const k = Math.floor((n - middle.length) / (open.length + close.length));
+  return `${open.repeat(k)}${middle}${close.repeat(k)}`;
+}
 
 /** `head` then `unit` repeated, exactly `n` characters. */
 function fill(head: string, unit: string, n: number): string {
