@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layers } from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
@@ -17,5 +18,25 @@ export default tseslint.config(
   {
     files: ['scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Type-aware: a promise nobody awaits or catches, a promise where a callback's result is ignored, and
+    // a switch that forgets a case of a union are errors.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
+    },
+  },
+  {
+    // The layers (eslint/layers.js): library, renderers, runtime, features.
+    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/boundaries': 'error' },
   },
 );

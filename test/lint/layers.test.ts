@@ -1,0 +1,67 @@
+/**
+ * The layer rule (eslint/layers.js) that `npm test` runs over src/ and commands/: each crossing it must
+ * refuse is refused, and each allowed direction passes, through ESLint itself with the project's config.
+ */
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: root });
+
+/** The layer-rule messages for `code` as if it were the file at `file` (relative to the root). */
+async function crossings(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'layers/boundaries').map((m) => m.message);
+}
+
+describe('layer boundaries', () => {
+  it.each([
+    [
+      'src/philomena/x.ts',
+      "import { loadConfig } from '../config.js';\nexport const y = loadConfig;\n",
+      /library/,
+    ],
+    [
+      'src/philomena/client/x.ts',
+      "import { a } from '../../discord/router.js';\nexport const y = a;\n",
+      /library/,
+    ],
+    ['src/render/x.ts', "import { a } from '../discord/acks.js';\nexport const y = a;\n", /renderers/],
+    [
+      'src/render/x.ts',
+      "import { a } from '../../commands/shared/view.js';\nexport const y = a;\n",
+      /renderers/,
+    ],
+    ['src/discord/x.ts', "import { a } from '../../commands/index.js';\nexport const y = a;\n", /runtime/],
+    [
+      'src/discord/x.ts',
+      "import { a } from '../../commands/shared/view.js';\nexport const y = a;\n",
+      /runtime/,
+    ],
+    ['commands/tag/x.ts', "import { a } from '../search/paging.js';\nexport const y = a;\n", /other feature/],
+    [
+      'commands/shared/x.ts',
+      "import { a } from '../image/image.js';\nexport const y = a;\n",
+      /shared imports no feature/,
+    ],
+    ['commands/tag/x.ts', "export { a } from '../search/paging.js';\n", /other feature/],
+  ])('GIVEN %s importing across a boundary THEN refused', async (file, code, why) => {
+    const found = await crossings(file, code);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(why);
+  });
+
+  it.each([
+    ['src/philomena/client/x.ts', "import { a } from '../errors.js';\nexport const y = a;\n"],
+    ['src/render/x.ts', "import type { Image } from '../philomena/schemas.js';\nexport type Y = Image;\n"],
+    ['src/discord/x.ts', "import { a } from '../philomena/request-context.js';\nexport const y = a;\n"],
+    [
+      'commands/tag/x.ts',
+      "import { a } from '../shared/view.js';\nimport { b } from '../../src/discord/contract.js';\nexport const y = [a, b];\n",
+    ],
+    ['src/main.ts', "import { a } from '../commands/index.js';\nexport const y = a;\n"],
+  ])('GIVEN %s importing in the allowed direction THEN passes', async (file, code) => {
+    expect(await crossings(file, code)).toEqual([]);
+  });
+});
