@@ -1,9 +1,9 @@
 /**
- * What Philomena's Markdown (comrak with its extensions) adds to CommonMark, as markdown-it rules: `||spoilers||`,
- * `>>123` image references, greentext (`>` opens a quote only when a blank follows), bare URLs linked by the
- * board's rule (trailing punctuation left out), table delimiter rows dropped, and the end of a description
- * cut at the input cap read so that the most stays hidden. The tokens they make (`spoiler_open`,
- * `image_reference`, `bare_url`, `table_rule`) are written out by ./board-markdown.ts.
+ * What Philomena's Markdown (comrak with its extensions) adds to CommonMark, as markdown-it rules:
+ * `||spoilers||`, `>>123` image references, greentext (`>` opens a quote only when a blank follows), bare
+ * URLs linked by the board's rule (trailing punctuation left out), table delimiter rows dropped, and the
+ * end of a description cut at the input cap read so that the most stays hidden. The tokens they make
+ * (`spoiler_open`, `image_reference`, `bare_url`, `table_rule`) are written out by ./board-markdown.ts.
  */
 import type { MarkdownIt, StateBlock, StateCore, StateInline, Token } from 'markdown-it';
 
@@ -16,9 +16,10 @@ export const TEXTILE_SPOILER = 0x5b;
 
 /** In markdown-it's `env`: the parse is of text cut at the input cap. */
 export const CUT = Symbol('cut');
-/** In markdown-it's `env`: the tokens of the last inline run of cut text, the one that may go on past the cut. */
+/** In markdown-it's `env`: the tokens of the last inline run of cut text, which may go on past the cut. */
 const OPEN_END = Symbol('open end');
 
+/** A letter or digit: `a>>1` and `xhttps://` are not a reference or a URL. */
 export function isWordChar(c: string | undefined): boolean {
   return c !== undefined && /[\p{L}\p{N}]/u.test(c);
 }
@@ -297,5 +298,3 @@ export function philomenaSyntax(md: MarkdownIt): void {
   if (!quote) throw new Error('markdown-it has no blockquote rule');
   md.block.ruler.at('blockquote', greentext(quote.fn), { alt: quote.alt });
 }
-
-export type { Token };

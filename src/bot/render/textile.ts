@@ -13,10 +13,10 @@ import { MAX_URL, TEXTILE_SPOILER, trimUrl } from './philomena-syntax.js';
 const SPOILER_TAG = /\[(\/?)spoiler\]/iy;
 const EMPTY_SPOILER = /\[spoiler\]\[\/spoiler\]/iy;
 
-/** `[spoiler]` and `[/spoiler]`: delimiters of a spoiler, matched like emphasis. `[spoiler](url)` is a link. */
+/** `[spoiler]` and `[/spoiler]`: a spoiler's delimiters, paired like emphasis. `[spoiler](url)` is a link. */
 function spoilerTag(state: StateInline, silent: boolean): boolean {
   if (silent || state.src.charCodeAt(state.pos) !== 0x5b) return false;
-  // Side by side the two would never pair (markdown-it takes them for one run): an empty spoiler shows nothing.
+  // Side by side the two never pair (markdown-it takes them for one run): an empty spoiler shows nothing.
   EMPTY_SPOILER.lastIndex = state.pos;
   const empty = EMPTY_SPOILER.exec(state.src);
   if (empty && state.pos + empty[0].length <= state.posMax) {
