@@ -9,7 +9,7 @@ import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.
 import { IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { customIds } from '../support/messages.js';
-import { startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 
 let h: Harness | undefined;
 async function harness(options: HarnessOptions): Promise<Harness> {

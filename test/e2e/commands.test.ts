@@ -4,7 +4,7 @@ import { FAKE_KEY, FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { customIds, footerText } from '../support/messages.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

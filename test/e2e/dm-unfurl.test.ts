@@ -11,7 +11,7 @@ import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { embedsOf } from '../support/messages.js';
 import { unfurlReply } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, boardCalls } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';
 import { outcome, unfurlReply } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_KEY, FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { API, boardRequests, setServerFilter } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { customIds } from '../support/messages.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

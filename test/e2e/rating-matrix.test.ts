@@ -16,7 +16,7 @@ import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { customIds, embedField, embedOf, type Embed } from '../support/messages.js';
 import { unfurlReply } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

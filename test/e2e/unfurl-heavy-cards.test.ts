@@ -7,7 +7,7 @@ import type { APIEmbed } from 'discord.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { unfurlReply } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 

@@ -5,7 +5,7 @@ import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';
 import { expectCleanRun } from '../support/checks.js';
-import { startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 
 let h: Harness | undefined;
 async function harness(options?: HarnessOptions): Promise<Harness> {

@@ -6,7 +6,7 @@
  * log line carries a secret.
  */
 import { MessageFlags } from 'discord.js';
-import type { Harness } from '../e2e/harness.js';
+import type { Harness } from '../support/harness.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
 import { FAKE_KEY, type RecordedRequest } from '../fakes/philomena/index.js';
 import { messageProblems } from './invariants.js';

@@ -1,7 +1,7 @@
 /**
  * The reference data the tests use, kept in the repository so a plain clone tests itself: the recorded
  * Philomena responses and Discord's OpenAPI description. They are verbatim copies of ../shared (where the
- * project received them); test/unit/shared-copies.test.ts checks they still match it when it is there.
+ * project received them); test/app/shared-copies.test.ts checks they still match it when it is there.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

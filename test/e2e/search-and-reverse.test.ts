@@ -14,7 +14,7 @@ import { FILTER_IDS, IDS, type RecordedRequest } from '../fakes/philomena/index.
 import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { customIds, footerText } from '../support/messages.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createSiteDirectory } from '../../commands/shared/site-directory.js';
-import { extractUnfurlLinks, maskSuppressedText } from '../../commands/unfurl/unfurl.js';
-import { knownSite, resolveSite } from '../../src/philomena/sites.js';
+import { createSiteDirectory } from '../../../commands/shared/site-directory.js';
+import { extractUnfurlLinks, maskSuppressedText } from '../../../commands/unfurl/unfurl.js';
+import { knownSite, resolveSite } from '../../../src/philomena/sites.js';
 
 const sites = createSiteDirectory({
   defaultSite: resolveSite('http://127.0.0.1:8080'),

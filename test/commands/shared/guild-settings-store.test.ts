@@ -10,11 +10,11 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createGuildSettings } from '../../commands/shared/guild-settings.js';
-import { SettingsUnavailableError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
-import { closeStore, createStore } from '../../src/store.js';
-import { parseLogLines } from '../support/harness.js';
+import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
+import { SettingsUnavailableError } from '../../../src/errors.js';
+import { createLogger } from '../../../src/logger.js';
+import { closeStore, createStore } from '../../../src/store.js';
+import { parseLogLines } from '../../support/harness.js';
 
 const quiet = createLogger({ level: 'silent' });
 const dirs: string[] = [];

@@ -9,9 +9,9 @@ import {
   NOT_READABLE_TEXT,
   readAll,
   type DownloaderOptions,
-} from '../../commands/shared/download.js';
-import { userErrorText } from '../../commands/shared/user-errors.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+} from '../../../commands/shared/download.js';
+import { userErrorText } from '../../../commands/shared/user-errors.js';
+import { UserFacingError } from '../../../src/discord/user-error.js';
 
 let server: Server | undefined;
 afterEach(async () => {

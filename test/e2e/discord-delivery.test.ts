@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InteractionHandle, RecordedRequest } from '../fakes/discord/index.js';
 import { IDS } from '../fakes/philomena/index.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 const API = '/api/v1/json';
 let h: Harness;

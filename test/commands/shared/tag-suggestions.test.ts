@@ -3,9 +3,9 @@
  * implies one, is offered with its count; inside them, every tag as before.
  */
 import { describe, expect, it } from 'vitest';
-import { suggestTags } from '../../commands/shared/tag-suggestions.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
-import { tagSchema } from '../../src/philomena/schemas.js';
+import { suggestTags } from '../../../commands/shared/tag-suggestions.js';
+import type { PhilomenaClient } from '../../../src/philomena/client-types.js';
+import { tagSchema } from '../../../src/philomena/schemas.js';
 
 /** A board whose tag search answers `tags` (parsed like a board answer) whatever is asked. */
 function board(tags: readonly Record<string, unknown>[]): Pick<PhilomenaClient, 'searchTags'> {

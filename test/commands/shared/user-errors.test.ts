@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordAPIError, HTTPError } from 'discord.js';
-import { userErrorText } from '../../commands/shared/user-errors.js';
-import { tokenUsable, type Ack } from '../../src/discord/acks.js';
-import { fitChoices } from '../../src/discord/autocomplete.js';
-import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../src/discord/user-error.js';
+import { userErrorText } from '../../../commands/shared/user-errors.js';
+import { tokenUsable, type Ack } from '../../../src/discord/acks.js';
+import { fitChoices } from '../../../src/discord/autocomplete.js';
+import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../../src/discord/user-error.js';
 import {
   BadQueryError,
   ForbiddenError,
@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   SettingsUnavailableError,
   SiteUnavailableError,
-} from '../../src/errors.js';
+} from '../../../src/errors.js';
 
 const ctx = { site: 'derpibooru', path: '/api/v1/json/images/1?key=[REDACTED]' };
 

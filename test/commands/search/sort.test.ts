@@ -5,8 +5,8 @@
  */
 import { ApplicationCommandOptionType } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { searchCommand } from '../../commands/search/search.js';
-import { SORTS, sortParams, type Sort } from '../../commands/search/paging.js';
+import { searchCommand } from '../../../commands/search/search.js';
+import { SORTS, sortParams, type Sort } from '../../../commands/search/paging.js';
 
 const EXPECTED: readonly (readonly [Sort, string, 'asc' | 'desc'])[] = [
   ['newest', 'first_seen_at', 'desc'],

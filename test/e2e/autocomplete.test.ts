@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tagSlug } from '../../src/philomena/tags.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.
 import type { Filter } from '../../src/philomena/schemas.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 import { FAKE_KEY, FILTER_IDS } from '../fakes/philomena/index.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import { API, setServerFilter } from '../support/board.js';
 
 let h: Harness;
@@ -55,7 +55,7 @@ describe('/settings filter through the bot', () => {
 
   it('GIVEN a filter with complex rules THEN they are shown in code blocks next to the named tags, and /settings show agrees', async () => {
     // The key owner's filter, as the board shows it once the owner made it public (the bot looks filters up
-    // without the key, so a private one is refused: review-settings-filter.test.ts).
+    // without the key, so a private one is refused: settings-public-filters.test.ts).
     await answerFilterAs(h, FILTER_IDS.ownedPrivate, (filter) => ({ ...filter, public: true }));
     const content = await setFilter(FILTER_IDS.ownedPrivate);
     expect(content).toContain(

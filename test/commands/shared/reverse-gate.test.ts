@@ -3,7 +3,7 @@ import {
   createReverseGate,
   FILES_BUSY_TEXT,
   ONE_AT_A_TIME_TEXT,
-} from '../../commands/shared/reverse-gate.js';
+} from '../../../commands/shared/reverse-gate.js';
 
 /** A piece of work that runs until `finish()` is called. */
 function held() {

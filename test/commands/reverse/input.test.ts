@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readAll } from '../../commands/shared/download.js';
-import { clampDistance, fileInput, REVERSE_MAX_BYTES } from '../../commands/reverse/results.js';
+import { readAll } from '../../../commands/shared/download.js';
+import { clampDistance, fileInput, REVERSE_MAX_BYTES } from '../../../commands/reverse/results.js';
 
 describe('reverse search input', () => {
   it.each<[number | null, number | undefined]>([

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAKE_KEY, FILTER_IDS } from '../fakes/philomena/index.js';
 import { API, boardRequests, setServerFilter } from '../support/board.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

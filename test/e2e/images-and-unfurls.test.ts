@@ -18,7 +18,7 @@ import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { customIds, embedOf, type Embed } from '../support/messages.js';
 import { unfurlReply } from '../support/waiting.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 const FURBOORU = 'https://furbooru.org';
 const FURBOORU_FILTER = 7777;

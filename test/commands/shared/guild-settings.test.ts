@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGuildSettings } from '../../commands/shared/guild-settings.js';
-import { createInteractionState } from '../../src/discord/button-state.js';
-import { createLogger } from '../../src/logger.js';
-import { closeStore, createStore } from '../../src/store.js';
-import { parseLogLines } from '../support/harness.js';
+import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
+import { createInteractionState } from '../../../src/discord/button-state.js';
+import { createLogger } from '../../../src/logger.js';
+import { closeStore, createStore } from '../../../src/store.js';
+import { parseLogLines } from '../../support/harness.js';
 import { z } from 'zod';
 
 const dirs: string[] = [];
