@@ -2,7 +2,7 @@ import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import type { Command } from '../shared/context.js';
 import { cardContext, cardMessage, filterContext } from '../shared/show-image.js';
-import { imageCard } from '../../src/bot/render/index.js';
+import { imageCard } from '../../src/render/index.js';
 
 export const featuredCommand = {
   kind: 'chat',

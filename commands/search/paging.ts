@@ -12,8 +12,8 @@ import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import type { View } from '../shared/view.js';
 import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
 import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../shared/show-image.js';
-import { imageCard } from '../../src/bot/render/index.js';
-import { safeSearchQuery } from '../../src/bot/safety.js';
+import { imageCard } from '../../src/render/index.js';
+import { safeSearchQuery } from '../shared/safety.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 

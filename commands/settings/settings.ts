@@ -11,7 +11,7 @@ import {
   MESSAGE_CONTENT_MAX,
   truncate,
   truncateMarkdown,
-} from '../../src/bot/render/index.js';
+} from '../../src/render/index.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import { NotFoundError } from '../../src/errors.js';

@@ -22,7 +22,7 @@ import {
   NO_MENTIONS,
   type CardContext,
   type ImageCard,
-} from '../../src/bot/render/index.js';
+} from '../../src/render/index.js';
 
 /** Merge chains longer than this are treated as a loop. */
 const MAX_MERGE_HOPS = 5;

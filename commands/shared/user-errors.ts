@@ -13,7 +13,7 @@ import {
   SiteUnavailableError,
   isPhilomenaError,
 } from '../../src/errors.js';
-import { escapeMarkdown } from '../../src/bot/render/index.js';
+import { escapeMarkdown } from '../../src/render/index.js';
 import { GENERIC_FAILURE_TEXT, runtimeErrorText, type UserErrorText } from '../../src/discord/user-error.js';
 
 const SERVER_MESSAGE_MAX = 300;

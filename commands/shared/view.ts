@@ -4,7 +4,7 @@
  */
 import type { Channel } from 'discord.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { isAgeRestrictedChannel } from '../../src/bot/safety.js';
+import { isAgeRestrictedChannel } from './safety.js';
 import type { GuildSettings } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
 

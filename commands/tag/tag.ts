@@ -1,9 +1,9 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
-import { fitEmbeds, tagCard } from '../../src/bot/render/index.js';
+import { fitEmbeds, tagCard } from '../../src/render/index.js';
 import type { Command } from '../shared/context.js';
 import type { View } from '../shared/view.js';
-import { safeSearchQuery } from '../../src/bot/safety.js';
+import { safeSearchQuery } from '../shared/safety.js';
 import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
 import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';

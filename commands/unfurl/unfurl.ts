@@ -19,7 +19,7 @@ import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.j
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
-import { fitEmbeds } from '../../src/bot/render/index.js';
+import { fitEmbeds } from '../../src/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView } from '../shared/view.js';
 

@@ -15,7 +15,7 @@ import {
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
-import { NO_MENTIONS } from '../bot/render/index.js';
+import { NO_MENTIONS } from '../render/index.js';
 import type { MessageBody, Reply } from './contract.js';
 import { discordFailureOf, type DescribeError, type DiscordFailure } from './user-error.js';
 

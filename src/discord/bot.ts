@@ -12,7 +12,7 @@ import type Keyv from 'keyv';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
-import { NO_MENTIONS } from '../bot/render/index.js';
+import { NO_MENTIONS } from '../render/index.js';
 import type { Command, ContextFactory, MessageAnswer, MessageHandler } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
 import { createInFlightTracker } from './in-flight.js';

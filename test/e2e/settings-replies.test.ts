@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { DEFAULT_SITE_CHOICE, describeFilter, siteChoices } from '../../commands/settings/settings.js';
 import { commandBodies, commandsHash } from '../../src/discord/registration.js';
-import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/bot/render/index.js';
+import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/render/index.js';
 import type { Filter } from '../../src/philomena/schemas.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 import { FAKE_KEY, FILTER_IDS } from '../fakes/philomena/index.js';

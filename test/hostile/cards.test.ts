@@ -15,7 +15,7 @@ import {
   imageCard,
   tagCard,
   type CardContext,
-} from '../../src/bot/render/index.js';
+} from '../../src/render/index.js';
 import { imageResponseSchema, tagResponseSchema, type Image } from '../../src/philomena/schemas.js';
 import { knownSite } from '../../src/philomena/sites.js';
 import { absolutiseImage, absolutiseTag } from '../../src/philomena/urls.js';

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { safeSearchQuery } from '../../src/bot/safety.js';
+import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { SORTS } from '../../commands/search/paging.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';

@@ -10,8 +10,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/bot/render/markdown.js';
-import { safeSearchQuery } from '../../src/bot/safety.js';
+import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdown.js';
+import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { tagPrefixQuery } from '../../commands/shared/tag-suggestions.js';
 import { maskSuppressedText, extractUnfurlLinks } from '../../commands/unfurl/unfurl.js';
 import { createLinkRecogniser } from '../../src/philomena/links.js';

@@ -1,7 +1,7 @@
 import { ComponentType, type APIEmbed } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { revealButton } from '../../../commands/shared/show-image.js';
-import { embedLength, EMBEDS_TOTAL_MAX } from '../../../src/bot/render/index.js';
+import { embedLength, EMBEDS_TOTAL_MAX } from '../../../src/render/index.js';
 import { unfurlReplyBody, type UnfurlCard } from '../../../commands/unfurl/unfurl.js';
 import { knownSite } from '../../../src/philomena/sites.js';
 

@@ -6,8 +6,6 @@
  * safe, and a query whose brackets could escape the `safe` clause is made literal.
  */
 import { ChannelType } from 'discord.js';
-import type { Image } from '../philomena/schemas.js';
-import { isSafe } from '../philomena/tags.js';
 
 /**
  * What the rule needs of a channel; a discord.js `Channel` fits it as it is. `parent` is read only for
@@ -52,11 +50,8 @@ export function isAgeRestrictedChannel(channel: ChannelLike | null | undefined):
   return flagged(channel);
 }
 
-/** Whether the image may show its picture, tags and description: anywhere if `safe`, else age-restricted only. */
-export function mayShow(image: Image, ageRestricted: boolean): boolean {
-  if (image.kind !== 'image') return false;
-  return ageRestricted || isSafe(image.tags);
-}
+/** The rating rule of the cards (render/image-card.ts), for callers that decide without a card. */
+export { mayShow } from '../../src/render/image-card.js';
 
 /** A whole query that is one `"quoted term"`, with `\\` escapes inside. */
 const QUOTED_TERM = /^"(?:[^"\\]|\\[\s\S])*"$/;

@@ -12,7 +12,7 @@ import {
   EMBEDS_TOTAL_MAX,
   embedLength,
   fitEmbeds,
-} from '../../../src/bot/render/limits.js';
+} from '../../src/render/limits.js';
 
 /** Every Discord limit of one message's embeds; returns the broken ones. */
 function limitViolations(embeds: readonly APIEmbed[]): string[] {

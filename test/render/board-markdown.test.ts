@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { boardMarkdownToDiscord, MAX_INPUT } from '../../../src/bot/render/board-markdown.js';
-import { knownSite, resolveSite } from '../../../src/philomena/sites.js';
-import { PATHOLOGICAL_SHAPES } from '../../hostile/arbitraries.js';
+import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdown.js';
+import { knownSite, resolveSite } from '../../src/philomena/sites.js';
+import { PATHOLOGICAL_SHAPES } from '../hostile/arbitraries.js';
 
 const derpi = knownSite('derpibooru');
 if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');

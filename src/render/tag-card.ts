@@ -8,21 +8,14 @@
  * review L5). The tag's name is shown: the member typed it.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import type { Image, Tag } from '../../philomena/schemas.js';
-import type { Site } from '../../philomena/sites.js';
-import { tagNameOfSlug } from '../../philomena/tags.js';
-import { httpsUrl, imagePageUrl, tagPageUrl } from '../../philomena/urls.js';
-import { mayShow } from '../safety.js';
-import { creditLine, pictureOf, joinWithin, NEUTRAL_COLOUR, sourceLine } from './image-card.js';
+import type { Image, Tag } from '../philomena/schemas.js';
+import type { Site } from '../philomena/sites.js';
+import { tagNameOfSlug, wellFormed } from '../philomena/tags.js';
+import { httpsUrl, imagePageUrl, tagPageUrl } from '../philomena/urls.js';
+import { creditLine, mayShow, pictureOf, joinWithin, NEUTRAL_COLOUR, sourceLine } from './image-card.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
-import {
-  boardMarkdownToDiscord,
-  escapeInline,
-  maskedLink,
-  truncate,
-  truncateMarkdown,
-  wellFormed,
-} from './markdown.js';
+import { boardMarkdownToDiscord } from './board-markdown.js';
+import { escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
 
 export interface TagCardContext {
   readonly site: Site;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { imageCard } from '../../src/bot/render/image-card.js';
+import { imageCard } from '../../src/render/image-card.js';
 import { visibleImageSchema } from '../../src/philomena/schemas.js';
 import { knownSite } from '../../src/philomena/sites.js';
 import { createDataset } from '../fakes/philomena/data.js';

@@ -7,8 +7,8 @@
  * ({@link linkUrl}): https only, relative links resolved against the site.
  */
 import MarkdownIt, { type Token } from 'markdown-it';
-import type { Site } from '../../philomena/sites.js';
-import { httpsUrl, imagePageUrl } from '../../philomena/urls.js';
+import type { Site } from '../philomena/sites.js';
+import { httpsUrl, imagePageUrl } from '../philomena/urls.js';
 import {
   bareUrl,
   escapeText,

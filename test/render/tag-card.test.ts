@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { tagCard } from '../../../src/bot/render/tag-card.js';
-import { embedLength, EMBEDS_TOTAL_MAX } from '../../../src/bot/render/limits.js';
+import { tagCard } from '../../src/render/tag-card.js';
+import { embedLength, EMBEDS_TOTAL_MAX } from '../../src/render/limits.js';
 import {
   hiddenImageSchema,
   tagResponseSchema,
   tagSchema,
   type Image,
   type Tag,
-} from '../../../src/philomena/schemas.js';
-import { knownSite } from '../../../src/philomena/sites.js';
-import { philomenaFixture } from '../../support/shared.js';
-import { testImage } from '../../support/images.js';
+} from '../../src/philomena/schemas.js';
+import { knownSite } from '../../src/philomena/sites.js';
+import { philomenaFixture } from '../support/shared.js';
+import { testImage } from '../support/images.js';
 
 const derpi = knownSite('derpibooru');
 if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');

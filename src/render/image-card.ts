@@ -9,29 +9,35 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import type { HiddenImage, Image, VisibleImage } from '../../philomena/schemas.js';
-import type { Site } from '../../philomena/sites.js';
+import type { HiddenImage, Image, VisibleImage } from '../philomena/schemas.js';
+import type { Site } from '../philomena/sites.js';
 import {
   CREDIT_NAMESPACES,
   creditsOf,
   isSafe,
   ratingOf,
   RATINGS,
+  wellFormed,
   type CreditNamespace,
   type Rating,
-} from '../../philomena/tags.js';
-import { httpsUrl, imagePageUrl, sourceLink, tagPageUrl } from '../../philomena/urls.js';
+} from '../philomena/tags.js';
+import { httpsUrl, imagePageUrl, sourceLink, tagPageUrl } from '../philomena/urls.js';
 import { EMBED_FIELD_VALUE_MAX, EMBEDS_TOTAL_MAX, embedLength, fitEmbeds } from './limits.js';
+import { boardMarkdownToDiscord } from './board-markdown.js';
 import {
   bareUrl,
-  boardMarkdownToDiscord,
   escapeInline,
   maskedLink,
   neutraliseMentions,
   truncate,
   truncateMarkdown,
-  wellFormed,
-} from './markdown.js';
+} from './discord-text.js';
+
+/** Whether the image may show its picture, tags and description: anywhere if `safe`, else age-restricted only. */
+export function mayShow(image: Image, ageRestricted: boolean): boolean {
+  if (image.kind !== 'image') return false;
+  return ageRestricted || isSafe(image.tags);
+}
 
 export type Gate = 'full' | 'rating-restricted' | 'spoilered' | 'processing' | 'deleted' | 'merged';
 

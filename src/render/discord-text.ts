@@ -4,7 +4,7 @@
  * board did not make, must not ping or even render as a mention, and every URL it yields must be https.
  * The board's own Markdown is read by ./board-markdown.ts, which writes its output with these functions.
  */
-import type { Site } from '../../philomena/sites.js';
+import type { Site } from '../philomena/sites.js';
 
 const ZWSP = '\u200b';
 const ELLIPSIS = '…';

@@ -2,9 +2,14 @@ import type { Channel } from 'discord.js';
 import { ChannelType } from 'discord.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAgeRestrictedChannel, mayShow, safeSearchQuery, type ChannelLike } from '../../src/bot/safety.js';
-import { hiddenImageSchema } from '../../src/philomena/schemas.js';
-import { testImage } from '../support/images.js';
+import {
+  isAgeRestrictedChannel,
+  mayShow,
+  safeSearchQuery,
+  type ChannelLike,
+} from '../../../commands/shared/safety.js';
+import { hiddenImageSchema } from '../../../src/philomena/schemas.js';
+import { testImage } from '../../support/images.js';
 
 // Compile-time: a discord.js channel fits the shape as it is.
 const fromDiscordJs = (channel: Channel | null): boolean => isAgeRestrictedChannel(channel);

@@ -6,9 +6,9 @@ import {
   type CardContext,
   type DescriptionMemo,
   type Gate,
-} from '../../../src/bot/render/image-card.js';
-import { NO_MENTIONS } from '../../../src/bot/render/mentions.js';
-import { messageLimitIssues, schemaIssues } from '../../fakes/discord/validate.js';
+} from '../../src/render/image-card.js';
+import { NO_MENTIONS } from '../../src/render/mentions.js';
+import { messageLimitIssues, schemaIssues } from '../fakes/discord/validate.js';
 import {
   EMBED_FIELD_NAME_MAX,
   EMBED_FIELD_VALUE_MAX,
@@ -16,14 +16,14 @@ import {
   EMBED_TITLE_MAX,
   EMBEDS_TOTAL_MAX,
   embedLength,
-} from '../../../src/bot/render/limits.js';
+} from '../../src/render/limits.js';
 import {
   hiddenImageSchema,
   visibleImageSchema,
   type Image,
   type VisibleImage,
-} from '../../../src/philomena/schemas.js';
-import { knownSite, resolveSite, type Site } from '../../../src/philomena/sites.js';
+} from '../../src/philomena/schemas.js';
+import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
 
 const derpi = knownSite('derpibooru');
 if (!derpi) throw new Error('derpibooru missing from KNOWN_SITES');

@@ -3,7 +3,7 @@
  * long board text is never the cause of an API error. `fitEmbeds` is the last guard before sending.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import { truncateMarkdown } from './markdown.js';
+import { truncateMarkdown } from './discord-text.js';
 
 export const EMBED_TITLE_MAX = 256;
 export const EMBED_DESCRIPTION_MAX = 4096;

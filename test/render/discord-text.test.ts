@@ -5,8 +5,8 @@ import {
   neutraliseMentions,
   truncate,
   truncateMarkdown,
-} from '../../../src/bot/render/discord-text.js';
-import { resolveSite } from '../../../src/philomena/sites.js';
+} from '../../src/render/discord-text.js';
+import { resolveSite } from '../../src/philomena/sites.js';
 
 /** Mentions as Discord would render them. */
 const MENTION = /@everyone|@here|<@[!&]?\d+>|<#\d+>|<\/[\w -]+:\d+>/i;
