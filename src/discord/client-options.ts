@@ -11,6 +11,7 @@ import {
   type GuildMember,
   type User,
 } from 'discord.js';
+import { NO_MENTIONS } from '../render/mentions.js';
 
 export interface ClientOptionsInput {
   /** Read chat for links: needs GuildMessages, MessageContent, and DMs. */
@@ -35,7 +36,7 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
     shards: 'auto',
     // DM channels are not cached: without the Channel partial discord.js drops DM messages.
     partials: input.unfurl ? [Partials.Channel] : [],
-    allowedMentions: { parse: [], repliedUser: false },
+    allowedMentions: { ...NO_MENTIONS, repliedUser: false },
     makeCache: Options.cacheWithLimits({
       ApplicationCommandManager: 0,
       ApplicationEmojiManager: 0,

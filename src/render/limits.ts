@@ -1,8 +1,8 @@
 /**
- * Discord's message and embed limits (../../../../shared/discord/README.md), met by truncation so that a
+ * Discord's message and embed limits (Discord's documentation, as ../shared/discord/README.md gives them), met by truncation so that a
  * long board text is never the cause of an API error. `fitEmbeds` is the last guard before sending.
  */
-import type { APIEmbed, APIEmbedField } from 'discord.js';
+import { embedLength as discordEmbedLength, type APIEmbed, type APIEmbedField } from 'discord.js';
 import { truncateMarkdown } from './discord-text.js';
 
 export const EMBED_TITLE_MAX = 256;
@@ -21,15 +21,9 @@ export const EMBED_URL_MAX = 2048;
 /** A field needs a non-empty name and value; this is what stands in for an empty one. */
 export const EMPTY_FIELD = '\u200b';
 
-/** The characters an embed counts towards {@link EMBEDS_TOTAL_MAX}. */
+/** The characters an embed counts towards {@link EMBEDS_TOTAL_MAX} (discord.js's own count). */
 export function embedLength(embed: APIEmbed): number {
-  return (
-    (embed.title?.length ?? 0) +
-    (embed.description?.length ?? 0) +
-    (embed.footer?.text.length ?? 0) +
-    (embed.author?.name.length ?? 0) +
-    (embed.fields ?? []).reduce((sum, field) => sum + field.name.length + field.value.length, 0)
-  );
+  return discordEmbedLength(embed);
 }
 
 function fit(text: string, max: number): string {
