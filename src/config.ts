@@ -5,13 +5,18 @@
  */
 import { z } from 'zod';
 import { ConfigError, SiteUrlError } from './errors.js';
-import { isLocalNetworkHost, resolveSite, type Site } from './philomena/sites.js';
+import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
-const FALSE_WORDS = new Set(['false', '0', 'off', 'no']);
+/** The words UNFURL takes, any case, as on/off pairs (zod's own list would add y/n and enabled/disabled). */
+const UNFURL_WORDS = [
+  ['true', 'false'],
+  ['1', '0'],
+  ['on', 'off'],
+  ['yes', 'no'],
+] as const;
 
 /** Blank (or only spaces) means unset, so `KEY=` in `.env` falls back to the default. */
 function blankIsUnset(value: unknown): unknown {
@@ -84,26 +89,27 @@ function rateLimit(defaultValue: string, countMax: number) {
  * Discord's REST base: https, or plain http only to this machine or a private network (a local REST proxy),
  * by the rule BOORU_URL follows, since the bot token goes with every request.
  */
-const discordApiUrl = z.string().superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-    return;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
-  } else if (url.protocol === 'http:' && !isLocalNetworkHost(url.host)) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
+const discordApiUrl = z
+  .url({
+    // Not zod's own /^https?$/ (z.httpUrl's), which also refuses a URL without `//` such as
+    // http:127.0.0.1/api, which the URL parser reads as http://127.0.0.1/api and this key has accepted.
+    protocol: /^(?:http|https)$/,
+    abort: true,
+    error: 'must be an http(s) URL',
+  })
+  .refine(
+    (value) => {
+      const url = new URL(value);
+      return url.protocol === 'https:' || isLocalNetworkHost(url.host);
+    },
+    {
+      error:
         'must be https: plain http would send the bot token in cleartext, so it is accepted only for a proxy on this machine or a private network (127.x, 10.x, 172.16-31.x, 192.168.x, localhost)',
-    });
-  }
-});
+    },
+  );
 
-export const configSchema = z.object({
+/** The environment, key by key: each blank, missing or wrong value becomes a problem on its own key. */
+const envSchema = z.object({
   DISCORD_TOKEN: z.preprocess(blankIsUnset, z.string({ error: 'is required' })),
   DISCORD_APPLICATION_ID: optional(snowflake),
   DISCORD_API_URL: optional(discordApiUrl),
@@ -150,15 +156,12 @@ export const configSchema = z.object({
   UNFURL: z.preprocess(
     blankIsUnset,
     z
-      .string()
-      .default('on')
-      .transform((value, ctx) => {
-        const word = value.toLowerCase();
-        if (TRUE_WORDS.has(word)) return true;
-        if (FALSE_WORDS.has(word)) return false;
-        ctx.addIssue({ code: 'custom', message: 'must be one of true/false, 1/0, on/off, yes/no' });
-        return z.NEVER;
-      }),
+      .stringbool({
+        truthy: UNFURL_WORDS.map(([on]) => on),
+        falsy: UNFURL_WORDS.map(([, off]) => off),
+        error: `must be one of ${UNFURL_WORDS.map((pair) => pair.join('/')).join(', ')}`,
+      })
+      .default(true),
   ),
   COMMAND_RATE_LIMIT: rateLimit('5/10s', COMMAND_RATE_COUNT_MAX),
   UNFURL_RATE_LIMIT: rateLimit('10/1m', UNFURL_RATE_COUNT_MAX),
@@ -171,28 +174,32 @@ export const configSchema = z.object({
   ),
 });
 
-export interface Config {
-  readonly discordToken: string;
-  readonly discordApplicationId: string | undefined;
+/** The environment checked, then named as the code reads it. */
+export const configSchema = envSchema.transform((env) => ({
+  discordToken: env.DISCORD_TOKEN,
+  discordApplicationId: env.DISCORD_APPLICATION_ID,
   /** REST base handed to discord.js (`rest.api`); undefined means Discord's own. */
-  readonly discordApiUrl: string | undefined;
-  readonly discordGuildId: string | undefined;
+  discordApiUrl: env.DISCORD_API_URL?.replace(/\/+$/, ''),
+  discordGuildId: env.DISCORD_GUILD_ID,
   /** The site BOORU_URL names: the default site of every server. */
-  readonly site: Site;
-  readonly booruApiKey: string | undefined;
+  site: env.BOORU_URL,
+  booruApiKey: env.BOORU_API_KEY,
   /** The filter for servers that chose none, on the default site only. */
-  readonly booruFilterId: number | undefined;
-  readonly storeUrl: string;
-  readonly unfurl: boolean;
+  booruFilterId: env.BOORU_FILTER_ID,
+  storeUrl: env.STORE_URL,
+  unfurl: env.UNFURL,
   /**
    * Slash and context-menu commands per member (undefined: no limit). Buttons and autocomplete have
    * their own, more generous buckets derived from it (see router.ts).
    */
-  readonly commandRateLimit: RateLimit | undefined;
+  commandRateLimit: env.COMMAND_RATE_LIMIT,
   /** Unfurled cards per server, or per DM channel (undefined: no limit). */
-  readonly unfurlRateLimit: RateLimit | undefined;
-  readonly logLevel: LogLevel;
-}
+  unfurlRateLimit: env.UNFURL_RATE_LIMIT,
+  logLevel: env.LOG_LEVEL,
+}));
+
+/** The validated settings, in the shape the schema's last step gives them. */
+export type Config = Readonly<z.output<typeof configSchema>>;
 
 /** How to fix each key, appended to its problem. */
 const HOW_TO_FIX: Readonly<Record<string, string>> = {
@@ -225,19 +232,5 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     });
     throw new ConfigError(problems);
   }
-  const data = parsed.data;
-  return {
-    discordToken: data.DISCORD_TOKEN,
-    discordApplicationId: data.DISCORD_APPLICATION_ID,
-    discordApiUrl: data.DISCORD_API_URL?.replace(/\/+$/, ''),
-    discordGuildId: data.DISCORD_GUILD_ID,
-    site: data.BOORU_URL,
-    booruApiKey: data.BOORU_API_KEY,
-    booruFilterId: data.BOORU_FILTER_ID,
-    storeUrl: data.STORE_URL,
-    unfurl: data.UNFURL,
-    commandRateLimit: data.COMMAND_RATE_LIMIT,
-    unfurlRateLimit: data.UNFURL_RATE_LIMIT,
-    logLevel: data.LOG_LEVEL,
-  };
+  return parsed.data;
 }

@@ -181,6 +181,21 @@ describe('loadConfig', () => {
     },
   );
 
+  it.each([
+    ['ftp://127.0.0.1/api', /^DISCORD_API_URL must be an http\(s\) URL: /],
+    ['http:8.8.8.8/api', /^DISCORD_API_URL must be https: /],
+  ])('GIVEN DISCORD_API_URL=%s THEN one problem, as the URL parser reads it', (value, problem) => {
+    const problems = problemsOf({ ...base, DISCORD_API_URL: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(problem);
+  });
+
+  it('GIVEN DISCORD_API_URL without // after http: THEN it is read as the URL parser reads it, as before zod checked it', () => {
+    expect(loadConfig({ ...base, DISCORD_API_URL: 'http:127.0.0.1:9/api' }).discordApiUrl).toBe(
+      'http:127.0.0.1:9/api',
+    );
+  });
+
   it.each(['http://discord-proxy.example.com/api', 'http://203.0.113.7:8080/api', 'http://8.8.8.8/api'])(
     'GIVEN DISCORD_API_URL=%s (plain http to a public host) THEN one line says it must be https, without repeating it (review L12)',
     (value) => {
@@ -228,6 +243,15 @@ describe('loadConfig', () => {
   ])('GIVEN UNFURL=%s THEN unfurl is %s', (value, expected) => {
     expect(loadConfig({ ...base, UNFURL: value }).unfurl).toBe(expected);
   });
+
+  it.each([['maybe'], ['y'], ['N'], ['enabled'], ['disabled'], ['o n']])(
+    "GIVEN UNFURL=%s (not one of its words; zod's stringbool alone would take y/n/enabled/disabled) THEN it is refused",
+    (value) => {
+      expect(problemsOf({ ...base, UNFURL: value })).toEqual([
+        'UNFURL must be one of true/false, 1/0, on/off, yes/no: set UNFURL=on or UNFURL=off',
+      ]);
+    },
+  );
 
   it.each([
     ['5/10s', { limit: 5, windowMs: 10_000 }],
@@ -283,6 +307,6 @@ describe('loadConfig', () => {
       .split('\n')
       .filter((line) => /^[A-Z_]+=/.test(line))
       .map((line) => line.split('=')[0]);
-    expect(keys.sort()).toEqual(Object.keys(configSchema.shape).sort());
+    expect(keys.sort()).toEqual(Object.keys(configSchema.in.shape).sort());
   });
 });
