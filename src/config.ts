@@ -172,6 +172,23 @@ const envSchema = z.object({
     },
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   ),
+  METRICS_PORT: optional(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 65_535, 'must be a port number from 1 to 65535'),
+  ),
+  METRICS_HOST: z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(
+        /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$/,
+        'must be an IP address or a host name to bind to',
+      )
+      .default('127.0.0.1'),
+  ),
 });
 
 /** The environment checked, then named as the code reads it. */
@@ -196,6 +213,10 @@ export const configSchema = envSchema.transform((env) => ({
   /** Unfurled cards per server, or per DM channel (undefined: no limit). */
   unfurlRateLimit: env.UNFURL_RATE_LIMIT,
   logLevel: env.LOG_LEVEL,
+  /** The port of /healthz, /readyz and /metrics; undefined: no metrics server (the default). */
+  metricsPort: env.METRICS_PORT,
+  /** The address the metrics server binds to (default 127.0.0.1: this machine only). */
+  metricsHost: env.METRICS_HOST,
 }));
 
 /** The validated settings, in the shape the schema's last step gives them. */
@@ -219,6 +240,10 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   COMMAND_RATE_LIMIT: `for example COMMAND_RATE_LIMIT=5/10s (per member; count 1 to ${COMMAND_RATE_COUNT_MAX}), or off`,
   UNFURL_RATE_LIMIT: `for example UNFURL_RATE_LIMIT=10/1m (cards per server; count 1 to ${UNFURL_RATE_COUNT_MAX}), or off`,
   LOG_LEVEL: 'for example LOG_LEVEL=info',
+  METRICS_PORT:
+    'for example METRICS_PORT=9464 to serve /healthz, /readyz and /metrics, or leave it blank for no metrics server',
+  METRICS_HOST:
+    'for example METRICS_HOST=127.0.0.1 (this machine only, the default) or 0.0.0.0 (every interface, for a scraper elsewhere)',
 };
 
 /** The config from an environment (`process.env` after `.env` was loaded). Throws ConfigError listing every problem. */

@@ -288,6 +288,41 @@ describe('loadConfig', () => {
     expect(problems[0]).toContain('or off');
   });
 
+  it('GIVEN no METRICS_PORT THEN there is no metrics server; METRICS_HOST defaults to this machine', () => {
+    const config = loadConfig({ ...base, METRICS_PORT: '  ' });
+    expect(config.metricsPort).toBeUndefined();
+    expect(config.metricsHost).toBe('127.0.0.1');
+  });
+
+  it('GIVEN METRICS_PORT and METRICS_HOST THEN they are read as a port and an address', () => {
+    expect(loadConfig({ ...base, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    for (const host of ['0.0.0.0', '::', '::1', 'metrics.internal', 'localhost']) {
+      expect(loadConfig({ ...base, METRICS_HOST: host }).metricsHost).toBe(host);
+    }
+  });
+
+  it.each(['0', '65536', '-1', '9464x', 'http://x', '1.5'])(
+    'GIVEN METRICS_PORT=%s THEN one problem says what a port is and how to fix it',
+    (value) => {
+      const problems = problemsOf({ ...base, METRICS_PORT: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(
+        /^METRICS_PORT must be a port number from 1 to 65535: for example METRICS_PORT=9464/,
+      );
+    },
+  );
+
+  it.each(['http://0.0.0.0', '1.2.3.4:80', 'host name', '/tmp/sock'])(
+    'GIVEN METRICS_HOST=%s THEN one problem says what to bind to',
+    (value) => {
+      const problems = problemsOf({ ...base, METRICS_HOST: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(
+        /^METRICS_HOST must be an IP address or a host name to bind to: for example/,
+      );
+    },
+  );
+
   it('GIVEN secrets in the wrong keys THEN no value is echoed in the error', () => {
     const secret = 'super-secret-value-123456';
     let message = '';
