@@ -30,6 +30,7 @@
  * stuck site nor one busy server or member can pile up callers without end or hold most of the queue.
  */
 import { SiteUnavailableError } from './errors.js';
+import type { BudgetWaitEvent, PhilomenaObserver } from './client-types.js';
 import type { RequestContext, RequestPriority } from './request-context.js';
 
 export interface WindowSpec {
@@ -61,6 +62,8 @@ export interface BudgetOptions {
   readonly now?: () => number;
   readonly setTimer?: (callback: () => void, ms: number) => unknown;
   readonly clearTimer?: (handle: unknown) => void;
+  /** Told how each request's wait ended (granted, refused, aborted) and how long it took. */
+  readonly observer?: Pick<PhilomenaObserver, 'budgetWait'>;
 }
 
 export interface BudgetStats {
@@ -398,16 +401,34 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     return undefined;
   }
 
+  /** Tells the observer how a wait ended; an observer that throws is not the caller's problem. */
+  function observe(priority: RequestPriority, outcome: BudgetWaitEvent['outcome'], waitedMs: number): void {
+    const observer = options.observer;
+    if (observer?.budgetWait === undefined) return;
+    try {
+      observer.budgetWait({ site: options.site, priority, outcome, waitedMs });
+    } catch {
+      // Figures only.
+    }
+  }
+
   return {
     acquire(path, acquireOptions = {}) {
       const { signal, requester } = acquireOptions;
-      if (signal?.aborted) return Promise.reject(signal.reason);
       const priority = requester?.priority ?? 'interactive';
+      if (signal?.aborted) {
+        observe(priority, 'aborted', 0);
+        return Promise.reject(signal.reason);
+      }
       const windows = windowsFor(path, priority);
       // Serve the queue first, so a newcomer never takes a slot an earlier waiter could use.
       drain();
-      if (windows.every(hasRoom)) return Promise.resolve(take(windows));
+      if (windows.every(hasRoom)) {
+        observe(priority, 'granted', 0);
+        return Promise.resolve(take(windows));
+      }
       if (priority === 'autocomplete') {
+        observe(priority, 'refused', 0);
         return Promise.reject(
           exhausted(`request budget of ${options.site}: no autocomplete slot free now`, retryAfter(windows)),
         );
@@ -416,24 +437,30 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       const member = requester?.member;
       const refused = refusal(server, member);
       if (refused !== undefined) {
+        observe(priority, 'refused', 0);
         return Promise.reject(
           exhausted(`request budget of ${options.site} exhausted: ${refused}`, retryAfter(windows)),
         );
       }
       const waitMs = Math.min(acquireOptions.timeoutMs ?? maxWaitMs, maxWaitMs);
+      const queuedAt = now();
       return new Promise<BudgetSlot>((resolve, reject) => {
         const waiter: Waiter = {
           windows,
           priority,
           server,
           member,
-          resolve,
+          resolve: (slot) => {
+            observe(priority, 'granted', now() - queuedAt);
+            resolve(slot);
+          },
           reject,
           settled: false,
           cleanup: () => undefined,
         };
-        const leave = (error: unknown): void => {
+        const leave = (error: unknown, outcome: 'refused' | 'aborted'): void => {
           if (waiter.settled) return;
+          observe(priority, outcome, now() - queuedAt);
           waiter.settled = true;
           waiter.cleanup();
           dequeue(waiter, false);
@@ -448,10 +475,11 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
                 `request budget of ${options.site}: no slot within ${Math.round(waitMs)} ms`,
                 retryAfter(windows),
               ),
+              'refused',
             ),
           waitMs,
         );
-        const onAbort = (): void => leave(signal?.reason);
+        const onAbort = (): void => leave(signal?.reason, 'aborted');
         signal?.addEventListener('abort', onAbort, { once: true });
         waiter.cleanup = () => {
           clearTimer(deadline);

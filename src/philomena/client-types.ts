@@ -18,7 +18,8 @@ import type {
   VisibleImage,
 } from './schemas.js';
 import type { SortDirection, SortField } from './client/params.js';
-import type { RequestContext } from './request-context.js';
+import type { CacheSource } from './cache.js';
+import type { RequestContext, RequestPriority } from './request-context.js';
 import type { Site } from './sites.js';
 
 /** The image search's sort fields and directions, from the one list the client checks them against. */
@@ -146,4 +147,48 @@ export interface PhilomenaClient {
   topic(forum: string, topicSlug: string, options?: CallOptions): Promise<Topic>;
   topicPosts(forum: string, topicSlug: string, options?: PageOptions & CallOptions): Promise<Page<Post>>;
   topicPost(forum: string, topicSlug: string, postId: number, options?: CallOptions): Promise<Post>;
+}
+
+/**
+ * Events of the board clients, for whoever watches them (the bot's Prometheus metrics). Every field is
+ * low-cardinality: a site id, a resource name such as `image` (never a path, query or id), a status. Each
+ * method is optional and called synchronously; it must not throw (what it throws is ignored).
+ */
+export interface PhilomenaObserver {
+  /** One request to the board (a cache miss that went upstream, or a write), once it settled. */
+  boardCall?(event: BoardCallEvent): void;
+  /**
+   * Where a read's answer came from: the in-memory LRU, the store, an identical request already in flight
+   * (`shared`: coalesced), or a miss (a request to the board).
+   */
+  cacheLookup?(event: CacheLookupEvent): void;
+  /** A request asked the site's budget for a slot and got it, was refused, or gave up. */
+  budgetWait?(event: BudgetWaitEvent): void;
+}
+
+export interface BoardCallEvent {
+  readonly site: string;
+  /** The endpoint's resource name: `image`, `images` (search), `tag`, `tags` (search), `reverse` ... */
+  readonly endpoint: string;
+  /**
+   * The HTTP status (`200`, `404`, `429`, `503` ...), or what ended the call without an answer to count:
+   * `timeout`, `network`, `circuit-open`, `budget-exhausted`, `rate-limited` (a pause we kept), `invalid`
+   * (a 2xx body that does not fit), `aborted`, `error`.
+   */
+  readonly status: string;
+  readonly durationMs: number;
+}
+
+export interface CacheLookupEvent {
+  readonly site: string;
+  readonly endpoint: string;
+  readonly layer: CacheSource;
+}
+
+export interface BudgetWaitEvent {
+  readonly site: string;
+  readonly priority: RequestPriority;
+  /** `granted` (at once: 0 ms), `refused` (queue full, deadline passed, no autocomplete share), `aborted`. */
+  readonly outcome: 'granted' | 'refused' | 'aborted';
+  readonly waitedMs: number;
 }

@@ -15,13 +15,14 @@
  * owner's rights. Cache keys of keyed calls carry a short hash of the key, never the key. Errors and log
  * lines carry the path with the key redacted.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './breaker.js';
 import { createRequestBudget, type BudgetOptions, type BudgetStats, type RequestBudget } from './budget.js';
-import { createResponseCache, LIFETIMES, type ResponseCache } from './cache.js';
-import { createEngine } from './client/engine.js';
+import { createResponseCache, LIFETIMES, type CacheSource, type ResponseCache } from './cache.js';
+import { API, createEngine, type Engine } from './client/engine.js';
 import { commentEndpoints } from './client/endpoints/comments.js';
 import { filterEndpoints } from './client/endpoints/filters.js';
 import { forumEndpoints } from './client/endpoints/forums.js';
@@ -29,7 +30,14 @@ import { imageEndpoints } from './client/endpoints/images.js';
 import { oembedEndpoints } from './client/endpoints/oembed.js';
 import { profileEndpoints } from './client/endpoints/profiles.js';
 import { tagEndpoints } from './client/endpoints/tags.js';
-import type { PhilomenaClient } from './client-types.js';
+import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
+import {
+  InvalidResponseError,
+  isPhilomenaError,
+  NotFoundError,
+  RateLimitedError,
+  SiteUnavailableError,
+} from './errors.js';
 import { createRedactor } from './redact.js';
 import type { Site } from './sites.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
@@ -81,6 +89,11 @@ export interface PhilomenaClientOptions {
   readonly breaker?: CircuitBreaker | Omit<BreakerOptions, 'site'>;
   /** Overrides of the cache lifetimes (ms). */
   readonly lifetimes?: Partial<Record<keyof typeof LIFETIMES, number>>;
+  /**
+   * Told of board calls, cache layers and budget waits (the budget's only when the client makes its own).
+   * Breaker state and queue depth are read from `stats()` instead, when someone asks.
+   */
+  readonly observer?: PhilomenaObserver;
   // Test seams.
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -102,6 +115,126 @@ export interface ManagedPhilomenaClient extends PhilomenaClient {
   close(): Promise<void>;
 }
 
+/**
+ * A board call's status for figures: the HTTP status when the board answered, else what ended the call (a
+ * short fixed word, never a message, so a label made of it stays low-cardinality).
+ */
+export function callStatusOf(error: unknown): string {
+  if (error instanceof InvalidResponseError) return 'invalid';
+  if (error instanceof SiteUnavailableError && error.status === undefined) return error.reason;
+  if (error instanceof RateLimitedError && error.status === undefined) return 'rate-limited';
+  if (isPhilomenaError(error) && error.status !== undefined) return String(error.status);
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
+    return 'aborted';
+  return 'error';
+}
+
+/** The first segment of an API path (`images` of `/api/v1/json/images/1?x`): a name, never an id. */
+function resourceOfPath(path: string): string {
+  const rest = path.startsWith(`${API}/`) ? path.slice(API.length + 1) : path;
+  return /^[a-z_]+/.exec(rest)?.[0] ?? 'other';
+}
+
+/** Figures only: an observer that throws must not fail or change a call. */
+function tell(report: () => void): void {
+  try {
+    report();
+  } catch {
+    // Ignored on purpose.
+  }
+}
+
+interface Observed {
+  readonly transport: Transport;
+  readonly cache: ResponseCache;
+  /** Runs the engine's calls inside the endpoint they are for, so the two above can name it. */
+  wrap(engine: Engine): Engine;
+}
+
+/**
+ * The observer's hooks, kept outside the engine and the cache (whose code is fingerprinted with the cache
+ * version, client/cache-version.ts): the engine runs each call inside its endpoint's name (async context),
+ * the transport reports each request under that name, and the cache reports the layer an answer came from.
+ * An answer the cache gives as an error tells its layer less directly: a request started by this call
+ * failed (`miss`), another call's request failed (`shared`), or a remembered 404 (`memory`, the layer that
+ * usually holds it).
+ */
+function observe(
+  site: Site,
+  observer: PhilomenaObserver,
+  transport: Transport,
+  cache: ResponseCache,
+): Observed {
+  const endpointOf = new AsyncLocalStorage<string>();
+  const loadErrors = new WeakSet<object>();
+  const cacheLookup = (endpoint: string, layer: CacheSource): void =>
+    tell(() => observer.cacheLookup?.({ site: site.id, endpoint, layer }));
+  return {
+    transport: {
+      close: () => transport.close(),
+      async send(request) {
+        if (observer.boardCall === undefined) return transport.send(request);
+        const endpoint = endpointOf.getStore() ?? resourceOfPath(request.path);
+        const started = performance.now();
+        const report = (status: string): void =>
+          tell(() =>
+            observer.boardCall?.({
+              site: site.id,
+              endpoint,
+              status,
+              durationMs: performance.now() - started,
+            }),
+          );
+        try {
+          const response = await transport.send(request);
+          report(String(response.status));
+          return response;
+        } catch (error) {
+          report(callStatusOf(error));
+          throw error;
+        }
+      },
+    },
+    cache: {
+      stats: () => cache.stats(),
+      async fetch(key, load, fetchOptions) {
+        if (observer.cacheLookup === undefined) return cache.fetch(key, load, fetchOptions);
+        const endpoint = endpointOf.getStore() ?? 'other';
+        let loaded = false;
+        const counted = async (signal: AbortSignal) => {
+          loaded = true;
+          try {
+            return await load(signal);
+          } catch (error) {
+            if (typeof error === 'object' && error !== null) loadErrors.add(error);
+            throw error;
+          }
+        };
+        try {
+          const result = await cache.fetch(key, counted, fetchOptions);
+          cacheLookup(endpoint, result.source);
+          return result;
+        } catch (error) {
+          if (loaded) cacheLookup(endpoint, 'miss');
+          else if (typeof error === 'object' && error !== null && loadErrors.has(error))
+            cacheLookup(endpoint, 'shared');
+          else if (error instanceof NotFoundError) cacheLookup(endpoint, 'memory');
+          throw error;
+        }
+      },
+    },
+    wrap(engine) {
+      return {
+        ...engine,
+        call: (endpoint, callOptions) =>
+          endpointOf.run(endpoint.resource, () => engine.call(endpoint, callOptions)),
+        send: (request, callOptions) =>
+          endpointOf.run(resourceOfPath(request.path), () => engine.send(request, callOptions)),
+      };
+    },
+  };
+}
+
 export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedPhilomenaClient {
   const { site, logger } = options;
   const apiKey = options.apiKey?.trim() === '' ? undefined : options.apiKey;
@@ -112,7 +245,12 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
   const budget: RequestBudget =
     options.budget && 'acquire' in options.budget
       ? options.budget
-      : createRequestBudget({ ...options.budget, ...clock, site: site.id });
+      : createRequestBudget({
+          ...options.budget,
+          ...clock,
+          site: site.id,
+          ...(options.observer ? { observer: options.observer } : {}),
+        });
   const breaker: CircuitBreaker =
     options.breaker && 'enter' in options.breaker
       ? options.breaker
@@ -138,16 +276,18 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...clock,
   });
-  const engine = createEngine({
+  const observed = options.observer && observe(site, options.observer, transport, cache);
+  const rawEngine = createEngine({
     site,
     apiKey,
     redact,
-    transport,
-    cache,
+    transport: observed?.transport ?? transport,
+    cache: observed?.cache ?? cache,
     lifetimes,
     wallNow: options.wallNow ?? Date.now,
     ...(logger ? { logger } : {}),
   });
+  const engine = observed?.wrap(rawEngine) ?? rawEngine;
 
   const client: PhilomenaClient = {
     site,

@@ -13,7 +13,7 @@ export { createClientRegistry } from './registry.js';
 export type { ClientRegistry, ClientRegistryOptions, RegistryCloseOptions } from './registry.js';
 export type * from './client-types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
-export type { CacheSource, ResponseCache, ResponseCacheOptions } from './cache.js';
+export type { CacheFetchOptions, CacheSource, ResponseCache, ResponseCacheOptions } from './cache.js';
 export {
   createRequestBudget,
   isSearchPath,

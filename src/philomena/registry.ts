@@ -16,7 +16,7 @@ import {
   type PhilomenaClientOptions,
   type TransportTuning,
 } from './client.js';
-import type { PhilomenaClient } from './client-types.js';
+import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
 import type { Site } from './sites.js';
 
 export interface ClientRegistry {
@@ -53,6 +53,8 @@ export interface ClientRegistryOptions {
   readonly lifetimes?: PhilomenaClientOptions['lifetimes'];
   /** Entries of the shared in-memory LRU in front of keyv. Default 500. */
   readonly memoryEntries?: number;
+  /** Told of every client's board calls, cache layers and budget waits (events carry the site id). */
+  readonly observer?: PhilomenaObserver;
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now?: () => number;
@@ -123,6 +125,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         ...(options.budget === undefined ? {} : { budget: options.budget }),
         ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
         ...(options.lifetimes === undefined ? {} : { lifetimes: options.lifetimes }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
         ...(options.random === undefined ? {} : { random: options.random }),
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
         ...(options.now === undefined ? {} : { now: options.now }),
