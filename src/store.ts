@@ -1,11 +1,14 @@
 /**
- * The persistent key-value store behind the response cache (and anything else that wants one): keyv over
- * SQLite for `sqlite://path`, or an in-memory keyv for `memory://` (tests, throwaway runs). `openStore` is
- * what start-up uses: it also proves the store works before the bot relies on it. `startStoreSweeper`
- * deletes expired entries, which neither keyv nor its adapters ever do for a key nobody reads again.
+ * The persistent key-value store behind the response cache, server settings and paging state: keyv over
+ * SQLite for `sqlite://path` (one process, or several on one machine's file), over Redis for
+ * `redis://`/`rediss://` (any number of processes and hosts), or an in-memory keyv for `memory://` (tests,
+ * throwaway runs). `openStore` is what start-up uses: it also proves the store works before the bot relies
+ * on it. `startStoreSweeper` deletes expired entries, which neither keyv nor its SQLite adapter ever does
+ * for a key nobody reads again; Redis expires them itself.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import KeyvRedis, { createClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { StoreAccessError, StoreOpenError, type StoreOperation } from './errors.js';
@@ -22,25 +25,122 @@ export { StoreAccessError, StoreOpenError } from './errors.js';
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /**
- * `sqlite://data/bot.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`, or
- * `memory://`. The SQLite file's directory is created. Anything else throws, naming the accepted forms.
+ * What Redis keys of this bot start with (`philomena-bot::settings:guild:1`), so one Redis (or one db of it)
+ * can serve other programs too, and `keyv.clear()` touches only the bot's keys.
+ */
+export const REDIS_NAMESPACE = 'philomena-bot';
+/** A connection attempt that gets no answer (a firewall that drops packets) gives up after this. */
+export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A command without an answer in this time fails (a Redis that hangs, a link that went dead without a
+ * reset), so a command waits on the store no longer than on a slow board.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 5_000;
+/** The longest pause between reconnection attempts once Redis was reachable and went away. */
+const REDIS_RECONNECT_MAX_MS = 2_000;
+
+/** The accepted forms, as every message about a bad store URL names them. */
+export const STORE_URL_FORMS =
+  'sqlite://<path>, redis://[user:password@]host[:port][/db] (rediss:// for TLS) or memory://';
+
+/**
+ * What is wrong with a store URL, as a phrase that follows "STORE_URL" or "the store URL" and never repeats
+ * the value (it may hold a password); undefined when `createStore` takes it. The config check and
+ * `createStore` share it, so they cannot disagree.
+ */
+export function storeUrlProblem(url: string): string | undefined {
+  const trimmed = url.trim();
+  if (trimmed === 'memory://' || trimmed === 'memory:') return undefined;
+  if (trimmed.startsWith('sqlite://'))
+    return trimmed === 'sqlite://' ? 'needs a file path after sqlite://' : undefined;
+  if (!isRedisUrl(trimmed)) return `must be ${STORE_URL_FORMS}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    return 'is not a valid Redis URL (percent-encode special characters in the user and password)';
+  }
+  if (!/^rediss?:\/\//i.test(trimmed) || parsed.hostname === '') return 'names no Redis host';
+  if (!/^\/?(?:\d{1,5})?$/.test(parsed.pathname)) return 'names a Redis db that is not a number';
+  if (parsed.search !== '' || parsed.hash !== '')
+    return 'has a ?query or #fragment, which a Redis URL does not take';
+  return undefined;
+}
+
+function isRedisUrl(url: string): boolean {
+  return /^rediss?:/i.test(url.trim());
+}
+
+/**
+ * The secrets in a store URL (a Redis password, as written and decoded), for the logger to scrub: Redis
+ * and its client never echo it, but an error that quotes the URL must not carry it into the logs.
+ */
+export function storeSecretsOf(url: string): string[] {
+  if (!isRedisUrl(url)) return [];
+  try {
+    const { password } = new URL(url.trim());
+    if (password === '') return [];
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // Not valid percent-encoding: the client sends it as written.
+    }
+    return [...new Set([password, decoded])];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A Redis client that fails a command at once while Redis is away (`disableOfflineQueue`: no command waits
+ * for a reconnection that may never come, so a command tells the member the settings are unavailable
+ * instead of hanging) and after `REDIS_COMMAND_TIMEOUT_MS` when Redis does not answer. A first connection
+ * that fails is not retried (the attempt fails, and the next use tries again): at start that is the probe's
+ * one clear line. Once connected, it reconnects for ever, backing off up to 2 s.
+ */
+function createRedisStore(url: string): Keyv {
+  let connected = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    socket: {
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connected ? Math.min(2 ** retries * 100, REDIS_RECONNECT_MAX_MS) : cause,
+    },
+  });
+  client.on('ready', () => {
+    connected = true;
+  });
+  const adapter = new KeyvRedis(client, { namespace: REDIS_NAMESPACE });
+  // The adapter prefixes the namespace itself (`philomena-bot::key`); keyv adding its own `keyv:` would only
+  // lengthen every key.
+  return new Keyv({ store: adapter, namespace: REDIS_NAMESPACE, useKeyPrefix: false });
+}
+
+/**
+ * `sqlite://data/bot.sqlite` (relative to the working directory), `sqlite:///abs/path.sqlite`,
+ * `redis://[user:password@]host[:port][/db]` or `rediss://...` (connected on first use), or `memory://`.
+ * The SQLite file's directory is created. Anything else throws, naming the accepted forms.
  */
 export function createStore(url: string): Keyv {
   const trimmed = url.trim();
+  const problem = storeUrlProblem(trimmed);
+  if (problem !== undefined)
+    throw new Error(
+      problem.startsWith('must be')
+        ? `the store URL ${problem}`
+        : `the store URL ${problem}: use ${STORE_URL_FORMS}`,
+    );
   if (trimmed === 'memory://' || trimmed === 'memory:') return new Keyv();
-  if (trimmed.startsWith('sqlite://')) {
-    const file = trimmed.slice('sqlite://'.length);
-    if (file === '')
-      throw new Error('the store URL sqlite:// needs a file path, e.g. sqlite://data/bot.sqlite');
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    return new Keyv({
-      store: new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: SQLITE_BUSY_TIMEOUT_MS }),
-    });
-  }
-  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(trimmed)?.[0] ?? '(none)';
-  throw new Error(
-    `unsupported store URL scheme ${scheme}: use sqlite://<path> (e.g. sqlite://data/bot.sqlite) or memory://`,
-  );
+  if (isRedisUrl(trimmed)) return createRedisStore(trimmed);
+  const file = trimmed.slice('sqlite://'.length);
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  return new Keyv({
+    store: new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: SQLITE_BUSY_TIMEOUT_MS }),
+  });
 }
 
 /** Stops the store's sweeper (waiting for a sweep in progress), then closes its connection (a no-op for memory). */
@@ -77,12 +177,24 @@ async function probe(store: Keyv): Promise<void> {
   }
 }
 
+/** What a person can do about a store that would not open, by kind of store. */
+function howToFixOpen(url: string): string {
+  if (isRedisUrl(url))
+    return `check that Redis runs and is reachable at that host and port, and that the user, password and db are right: redis://[user:password@]host[:port][/db] (rediss:// for TLS), or sqlite://data/bot.sqlite for one process`;
+  return 'use a path whose folder exists or can be created and is writable, e.g. sqlite://data/bot.sqlite, or memory:// to keep nothing';
+}
+
 /**
  * Creates the store of `url` and proves it works (write, read back, delete), so a bad STORE_URL stops the
  * bot at start instead of silently losing every setting later. Throws a `StoreOpenError` whose message is
- * one line a person can act on.
+ * one line a person can act on, and never holds the URL's password.
  */
 export async function openStore(url: string): Promise<Keyv> {
+  const problem = storeUrlProblem(url);
+  if (problem !== undefined) {
+    const reason = problem.startsWith('must be') ? 'a scheme the bot does not know' : problem;
+    throw new StoreOpenError(`could not open the store at STORE_URL (${reason}): use ${STORE_URL_FORMS}`);
+  }
   let store: Keyv | undefined;
   try {
     store = createStore(url);
@@ -90,11 +202,11 @@ export async function openStore(url: string): Promise<Keyv> {
     return store;
   } catch (error) {
     if (store !== undefined) await store.disconnect().catch(() => undefined);
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new StoreOpenError(
-      `could not open the store at STORE_URL (${reason}): use a path whose folder exists or can be created and is writable, e.g. sqlite://data/bot.sqlite, or memory:// to keep nothing`,
-      { cause: error },
-    );
+    let reason = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+    for (const secret of storeSecretsOf(url)) reason = reason.split(secret).join('[redacted]');
+    throw new StoreOpenError(`could not open the store at STORE_URL (${reason}): ${howToFixOpen(url)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -113,8 +225,8 @@ export interface RecordStore {
   read(key: string): Promise<unknown>;
   /**
    * Replaces the value under `key` with `change(current)` (current: undefined when none), as one atomic
-   * step against every other writer of the record (this process and, for SQLite, any other process on the
-   * file), and resolves with what was stored. `change` may run more than once (a writer that got there first
+   * step against every other writer of the record (this process and, for SQLite and Redis, any other process
+   * sharing the store), and resolves with what was stored. `change` may run more than once (a writer that got there first
    * makes it start over on the new value), so it must only compute. Rejects with a `StoreAccessError` when
    * the store fails or the record kept changing; nothing is written then.
    */
@@ -125,8 +237,8 @@ export interface RecordStore {
 
 /**
  * What a backend must offer for `RecordStore`: a read that throws on failure, and a compare-and-set on the
- * stored (serialised) form. SQLite does the compare-and-set in one conditional statement; a Redis backend
- * would do it with WATCH/MULTI/EXEC or a Lua script comparing GET with `expected` before SET.
+ * stored (serialised) form. SQLite does the compare-and-set in one conditional statement, Redis in one Lua
+ * script comparing GET with `expected` before SET.
  */
 interface RawRecords {
   /** The stored form; undefined when there is no row. */
@@ -194,6 +306,51 @@ function mapRecords(map: Map<unknown, unknown>): RawRecords {
   };
 }
 
+/**
+ * GET, compare and SET in one Lua script: Redis runs a script alone, so nothing written by another process
+ * (or connection) can come between the comparison and the write. ARGV[1] says whether a record is expected
+ * at all (a missing key reads as `false` in Lua, never equal to a string).
+ */
+const REDIS_COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == 'none' then
+  if current then return 0 end
+elseif current ~= ARGV[2] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3])
+return 1
+`;
+
+/**
+ * Redis through the adapter's own client and key prefix, so records meet keyv's entries on one key. Every
+ * failure (Redis away, a time-out, a refused command) rejects; keyv's adapter would turn it into a miss.
+ */
+function redisRecords(adapter: KeyvRedis<unknown>): RawRecords {
+  const keyOf = (key: string): string => adapter.createKeyPrefix(key, adapter.namespace);
+  const text = (value: unknown): string => {
+    if (typeof value !== 'string') throw new TypeError('a Redis record must be stored as a string');
+    return value;
+  };
+  return {
+    async get(key) {
+      const client = await adapter.getClient();
+      const value = await client.get(keyOf(key));
+      return value ?? undefined;
+    },
+    async compareAndSet(key, expected, next) {
+      const client = await adapter.getClient();
+      const args = expected === undefined ? ['none', '', text(next)] : ['some', text(expected), text(next)];
+      const written = await client.eval(REDIS_COMPARE_AND_SET, { keys: [keyOf(key)], arguments: args });
+      return written === 1;
+    },
+    async delete(key) {
+      const client = await adapter.getClient();
+      await client.del(keyOf(key));
+    },
+  };
+}
+
 interface AdapterLike {
   get(key: string): Promise<unknown>;
   set(key: string, value: unknown): Promise<unknown>;
@@ -208,7 +365,7 @@ function isAdapterLike(value: unknown): value is AdapterLike {
 /**
  * Any other keyv adapter, called directly so that its failures reach the caller. It offers no atomic
  * compare-and-set, so the check below is only as good as the per-record lock of this process: fine for
- * one process, and for tests; a shared backend (Redis) needs a `RawRecords` of its own.
+ * one process, and for tests; a backend shared by processes needs a `RawRecords` of its own (as Redis has).
  */
 function adapterRecords(adapter: AdapterLike): RawRecords {
   return {
@@ -272,7 +429,7 @@ function conflictPause(attempt: number): Promise<void> {
 }
 
 /**
- * The atomic record operations of `store` (see `RecordStore`). SQLite and memory stores get a real
+ * The atomic record operations of `store` (see `RecordStore`). SQLite, Redis and memory stores get a real
  * compare-and-set; any other keyv adapter is serialised within this process only.
  */
 export function recordStoreOf(store: Keyv): RecordStore {
@@ -280,11 +437,13 @@ export function recordStoreOf(store: Keyv): RecordStore {
   const raw: RawRecords =
     adapter instanceof KeyvSqlite
       ? sqliteRecords(adapter)
-      : adapter instanceof Map
-        ? mapRecords(adapter)
-        : isAdapterLike(adapter)
-          ? adapterRecords(adapter)
-          : mapRecords(new Map()); // keyv refuses anything else at construction; never reached
+      : adapter instanceof KeyvRedis
+        ? redisRecords(adapter)
+        : adapter instanceof Map
+          ? mapRecords(adapter)
+          : isAdapterLike(adapter)
+            ? adapterRecords(adapter)
+            : mapRecords(new Map()); // keyv refuses anything else at construction; never reached
   // The key as keyv stores it (`keyv:settings:...`), so both ways of access meet on one row.
   const storedKey = (key: string): string => {
     const namespace = store.namespace;
@@ -451,8 +610,10 @@ function memoryStep(store: Keyv, map: Map<unknown, unknown>): SweepStep {
 
 /**
  * Deletes expired entries from the store now and every `intervalMs` (an unref'd timer: it never keeps the
- * process alive), in bounded steps, sooner again while a backlog lasts. Entries without a lifetime (settings) are never touched. Works on the
- * stores `createStore` makes (SQLite, memory); for any other keyv store it logs that and does nothing.
+ * process alive), in bounded steps, sooner again while a backlog lasts. Entries without a lifetime (settings)
+ * are never touched. Works on the SQLite and memory stores `createStore` makes. Redis needs none (keyv hands
+ * each lifetime to Redis as PX, and Redis deletes the key itself): for Redis, as for any other keyv store,
+ * it logs that at debug and does nothing, with no timer.
  * `closeStore` stops it; so does `stop()`. Starting another sweeper on the same store stops the first.
  */
 export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): StoreSweeper {
@@ -470,8 +631,18 @@ export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): St
       : adapter instanceof Map
         ? memoryStep(store, adapter)
         : undefined;
-  if (step === undefined)
-    logger.debug('store sweeper: this keyv store is neither SQLite nor memory; nothing to sweep');
+  if (step === undefined) {
+    logger.debug(
+      adapter instanceof KeyvRedis
+        ? 'store sweeper: not needed, Redis expires cache and paging entries itself'
+        : 'store sweeper: this keyv store is neither SQLite nor memory; nothing to sweep',
+    );
+    const idle: StoreSweeper = { sweep: () => Promise.resolve(0), stop: () => Promise.resolve() };
+    const previous = sweepers.get(store);
+    sweepers.set(store, idle);
+    void previous?.stop();
+    return idle;
+  }
 
   let stopped = false;
   let running: Promise<number> | undefined;
