@@ -7,13 +7,20 @@
  * messages are not read, work in flight gets up to `graceMs` to finish (its replies need the connection,
  * so the client is destroyed only after), then the connection closes.
  */
-import { Events, PermissionFlagsBits, type Client, type ClientOptions, type Message } from 'discord.js';
+import {
+  Events,
+  PermissionFlagsBits,
+  RESTEvents,
+  type Client,
+  type ClientOptions,
+  type Message,
+} from 'discord.js';
 import type Keyv from 'keyv';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
 import { NO_MENTIONS } from '../render/index.js';
-import type { Command, ContextFactory, MessageAnswer, MessageHandler } from './contract.js';
+import type { Command, ContextFactory, MessageAnswer, MessageHandler, RuntimeObserver } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
@@ -38,6 +45,15 @@ export interface BotDeps<C> {
   readonly clientOptions?: Partial<ClientOptions>;
   readonly now?: () => number;
   readonly autocompleteTimeoutMs?: number;
+  /** Told of interactions (acknowledged, answered) and Discord rate limits, for metrics; default nobody. */
+  readonly observer?: RuntimeObserver;
+}
+
+/** One gateway shard's heartbeat round trip, as discord.js last measured it. */
+export interface ShardPing {
+  readonly shard: number;
+  /** Milliseconds; -1 before the first heartbeat was acknowledged. */
+  readonly ms: number;
 }
 
 export interface StopOptions {
@@ -57,6 +73,10 @@ export interface Bot {
   stop(options?: StopOptions): Promise<StopResult>;
   /** Interactions and unfurls being handled right now. */
   readonly inFlight: number;
+  /** Connected to Discord and ready, and not stopping: what a readiness check asks. */
+  readonly ready: boolean;
+  /** Each shard's last heartbeat round trip (none while not connected). */
+  gatewayPings(): readonly ShardPing[];
 }
 
 /** Sends a message handler's answer as a reply that pings nobody, then hides the previews if it may. */
@@ -89,6 +109,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       ? {}
       : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
     commandRateLimit: config.commandRateLimit,
+    ...(deps.observer === undefined ? {} : { observer: deps.observer }),
   });
   const messageHandlers = deps.messageHandlers ?? [];
   const inFlight = createInFlightTracker(logger);
@@ -105,6 +126,16 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
   }
 
   function attach(client: Client, readChat: boolean): void {
+    const { observer } = deps;
+    if (observer?.discordRateLimited !== undefined) {
+      client.rest.on(RESTEvents.RateLimited, (info) => {
+        try {
+          observer.discordRateLimited?.({ scope: info.scope, global: info.global });
+        } catch {
+          // Figures only.
+        }
+      });
+    }
     client.on(Events.InteractionCreate, (interaction) => {
       // Tracked even while draining: the "restarting" answer must go out before the connection closes.
       inFlight.track(router.handle(interaction), {
@@ -169,6 +200,14 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
   return {
     get inFlight() {
       return inFlight.size;
+    },
+    get ready() {
+      return !draining && session.client?.isReady() === true;
+    },
+    gatewayPings() {
+      const client = session.client;
+      if (client === undefined) return [];
+      return [...client.ws.shards.values()].map((shard) => ({ shard: shard.id, ms: shard.ping }));
     },
     async start() {
       draining = false;

@@ -112,3 +112,40 @@ export interface MessageHandler {
 
 /** Builds the features' context for one interaction (its view, the clients, the logger ...). */
 export type ContextFactory<C> = (interaction: Interaction, logger: Logger) => Promise<C>;
+
+/** Which kind of interaction an observed event is about. */
+export type InteractionKind = 'command' | 'button' | 'autocomplete';
+
+/**
+ * How an interaction ended: answered (`ok`), answered with an expected failure the member can act on
+ * (`user_error`: not found, bad query, the board is busy ...), failed (`error`: unexpected, or Discord
+ * refused the answer), or answered at once without running (`turned_away`: over a member's limit, or the
+ * bot is restarting).
+ */
+export type InteractionOutcome = 'ok' | 'user_error' | 'error' | 'turned_away';
+
+export interface AcknowledgedEvent {
+  readonly kind: InteractionKind;
+  /** The command's name, or a button's `<namespace>:<action>`; `unknown` for what the bot does not know. */
+  readonly command: string;
+  /** From the bot receiving the interaction to Discord taking the acknowledgement (the 3 s budget). */
+  readonly ms: number;
+}
+
+export interface AnsweredEvent extends AcknowledgedEvent {
+  readonly outcome: InteractionOutcome;
+}
+
+/**
+ * What the runtime tells whoever watches it (the composition root passes the metrics). Every field is
+ * low-cardinality: never a server, member or query. Each method is optional, called synchronously, and
+ * must not throw (what it throws is ignored).
+ */
+export interface RuntimeObserver {
+  /** An interaction was deferred: the first answer Discord took. */
+  acknowledged?(event: AcknowledgedEvent): void;
+  /** The interaction's last answer went out, or failed: its outcome and the time since it was received. */
+  answered?(event: AnsweredEvent): void;
+  /** discord.js's REST client waited for a Discord rate limit (its `rateLimited` event). */
+  discordRateLimited?(event: { readonly scope: string; readonly global: boolean }): void;
+}

@@ -18,7 +18,7 @@ import {
 import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
-import { createAcks, type Ack } from './acks.js';
+import { createAcks, type Ack, type Answerable } from './acks.js';
 import { createAdmissions, type AdmissionKind } from './admission.js';
 import { answerAutocomplete, respondWith } from './autocomplete.js';
 import type {
@@ -26,11 +26,14 @@ import type {
   ChatCommand,
   Command,
   ContextFactory,
+  InteractionKind,
+  InteractionOutcome,
   MessageCommand,
   Reply,
+  RuntimeObserver,
 } from './contract.js';
 import { decodeCustomId } from './custom-id.js';
-import { runtimeErrorText, UserFacingError, type DescribeError } from './user-error.js';
+import { discordFailureOf, runtimeErrorText, UserFacingError, type DescribeError } from './user-error.js';
 
 export { RESTARTING_TEXT, tryAgainText, BUTTON_FACTOR, AUTOCOMPLETE_FACTOR } from './admission.js';
 
@@ -46,6 +49,16 @@ export interface RouterDeps<C> {
   readonly autocompleteTimeoutMs?: number;
   /** Commands per member; undefined means no limit (buttons and autocomplete then have none either). */
   readonly commandRateLimit?: RateLimit | undefined;
+  /** Told when each interaction is acknowledged and answered (metrics); default: nobody. */
+  readonly observer?: RuntimeObserver;
+}
+
+/** What the router reports of one interaction to the observer. */
+interface Watch {
+  acknowledged(): void;
+  answered(outcome: InteractionOutcome): void;
+  /** Answered with `error` shown to the member: a user error, or an error. */
+  failed(error: unknown): void;
 }
 
 export interface InteractionRouter {
@@ -83,6 +96,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
   const admissions = createAdmissions({ commandRateLimit: deps.commandRateLimit, now });
   const acks = createAcks({ describeError, logger: deps.logger });
+  const observer = deps.observer ?? {};
   const chat = new Map<string, ChatCommand<C>>();
   const message = new Map<string, MessageCommand<C>>();
   const buttons = new Map<string, ButtonHandler<C>>();
@@ -97,6 +111,53 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     }
   }
 
+  /** Figures only: an observer that throws changes nothing of the interaction. */
+  function tell(report: () => void): void {
+    try {
+      report();
+    } catch {
+      // Ignored on purpose.
+    }
+  }
+
+  /** The observer's view of one interaction, timed from now (monotonic: the bot's clock may be moved). */
+  function watch(kind: InteractionKind, command: string): Watch {
+    const received = performance.now();
+    const event = () => ({ kind, command, ms: performance.now() - received });
+    const answered = (outcome: InteractionOutcome): void =>
+      tell(() => observer.answered?.({ ...event(), outcome }));
+    return {
+      acknowledged: () => tell(() => observer.acknowledged?.(event())),
+      answered,
+      failed(error) {
+        const expected = discordFailureOf(error) === undefined && describeError(error).expected;
+        answered(expected ? 'user_error' : 'error');
+      },
+    };
+  }
+
+  /** The name the observer files an interaction under: only names the bot knows, never free text. */
+  function observedAs(interaction: Interaction): { kind: InteractionKind; command: string } | undefined {
+    if (interaction.isChatInputCommand() || interaction.isAutocomplete()) {
+      const known = chat.has(interaction.commandName);
+      return {
+        kind: interaction.isAutocomplete() ? 'autocomplete' : 'command',
+        command: known ? interaction.commandName : 'unknown',
+      };
+    }
+    if (interaction.isMessageContextMenuCommand()) {
+      return {
+        kind: 'command',
+        command: message.has(interaction.commandName) ? interaction.commandName : 'unknown',
+      };
+    }
+    if (interaction.isButton()) {
+      const key = decodeCustomId(interaction.customId)?.key;
+      return { kind: 'button', command: key !== undefined && buttons.has(key) ? key : 'unknown' };
+    }
+    return undefined;
+  }
+
   /** A slash command or a message menu command: acknowledged as it asks, then run, then answered. */
   async function runCommand<I extends ChatInputCommandInteraction | MessageContextMenuCommandInteraction>(
     interaction: I,
@@ -105,30 +166,31 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       execute(interaction: I, context: C): Promise<Reply>;
     },
     logger: Logger,
+    watched: Watch,
   ): Promise<void> {
     let ack: Ack = 'none';
     try {
       const ephemeral = command.ephemeral?.(interaction) ?? false;
       await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
       ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
+      watched.acknowledged();
       const reply = await command.execute(interaction, await deps.context(interaction, logger));
       await acks.send(interaction, ack, reply);
+      watched.answered('ok');
     } catch (error) {
       await acks.answerError(interaction, ack, error, logger);
+      watched.failed(error);
     }
   }
 
-  async function runButton(interaction: ButtonInteraction, logger: Logger): Promise<void> {
+  async function runButton(interaction: ButtonInteraction, logger: Logger, watched: Watch): Promise<void> {
     const decoded = decodeCustomId(interaction.customId);
     const handler = decoded === undefined ? undefined : buttons.get(decoded.key);
     if (decoded === undefined || handler === undefined) {
       logger.info({ customId: interaction.customId }, 'button not handled here');
-      await acks.answerError(
-        interaction,
-        'none',
-        new UserFacingError('This button no longer works.'),
-        logger,
-      );
+      const gone = new UserFacingError('This button no longer works.');
+      await acks.answerError(interaction, 'none', gone, logger);
+      watched.failed(gone);
       return;
     }
     let ack: Ack = 'none';
@@ -142,10 +204,13 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
         ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
       }
+      watched.acknowledged();
       const reply = await handler.run(interaction, decoded.args, await deps.context(interaction, logger));
       await acks.send(interaction, ack, reply);
+      watched.answered('ok');
     } catch (error) {
       await acks.answerError(interaction, ack, error, logger);
+      watched.failed(error);
     }
   }
 
@@ -153,21 +218,25 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     interaction: AutocompleteInteraction,
     command: ChatCommand<C> | undefined,
     logger: Logger,
+    watched: Watch,
   ): Promise<void> {
     const autocomplete = command?.autocomplete;
     if (autocomplete === undefined) {
       await respondWith(interaction, [], logger);
+      watched.answered('ok');
       return;
     }
+    // answerAutocomplete answers whatever happens (no choices on a failure), and logs what went wrong.
     await answerAutocomplete(
       interaction,
       async (signal) => autocomplete(interaction, { ...(await deps.context(interaction, logger)), signal }),
       { logger, timeoutMs: autocompleteTimeoutMs, describeError },
     );
+    watched.answered('ok');
   }
 
   /** True when the interaction was answered here (shutting down, or over its member's limit). */
-  async function turnedAway(interaction: Interaction, logger: Logger): Promise<boolean> {
+  async function turnedAway(interaction: Interaction, logger: Logger, watched: Watch): Promise<boolean> {
     const kind = admissionKind(interaction);
     if (kind === undefined) return false;
     const admission = admissions.admit(interaction, kind);
@@ -184,22 +253,29 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     ) {
       await acks.answerBriefly(interaction, admission.text, logger);
     }
+    watched.answered('turned_away');
     return true;
   }
 
-  async function dispatch(interaction: Interaction, logger: Logger): Promise<void> {
+  async function unknownCommand(interaction: Answerable, logger: Logger, watched: Watch): Promise<void> {
+    const unknown = new UserFacingError(UNKNOWN_COMMAND);
+    await acks.answerError(interaction, 'none', unknown, logger);
+    watched.failed(unknown);
+  }
+
+  async function dispatch(interaction: Interaction, logger: Logger, watched: Watch): Promise<void> {
     if (interaction.isChatInputCommand()) {
       const command = chat.get(interaction.commandName);
-      if (command) await runCommand<typeof interaction>(interaction, command, logger);
-      else await acks.answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched);
+      else await unknownCommand(interaction, logger, watched);
     } else if (interaction.isMessageContextMenuCommand()) {
       const command = message.get(interaction.commandName);
-      if (command) await runCommand<typeof interaction>(interaction, command, logger);
-      else await acks.answerError(interaction, 'none', new UserFacingError(UNKNOWN_COMMAND), logger);
+      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched);
+      else await unknownCommand(interaction, logger, watched);
     } else if (interaction.isAutocomplete()) {
-      await runAutocomplete(interaction, chat.get(interaction.commandName), logger);
+      await runAutocomplete(interaction, chat.get(interaction.commandName), logger, watched);
     } else if (interaction.isButton()) {
-      await runButton(interaction, logger);
+      await runButton(interaction, logger, watched);
     }
   }
 
@@ -219,9 +295,13 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         guildId: interaction.guildId,
         command: name,
       });
+      const observed = observedAs(interaction);
+      const watched: Watch = observed
+        ? watch(observed.kind, observed.command)
+        : { acknowledged: () => undefined, answered: () => undefined, failed: () => undefined };
       try {
-        if (await turnedAway(interaction, logger)) return;
-        await runWithRequestContext(requesterOf(interaction), () => dispatch(interaction, logger));
+        if (await turnedAway(interaction, logger, watched)) return;
+        await runWithRequestContext(requesterOf(interaction), () => dispatch(interaction, logger, watched));
       } catch (error) {
         logger.error({ err: error }, 'interaction handling failed');
       }
