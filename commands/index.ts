@@ -25,7 +25,7 @@ import { createSiteDirectory } from './shared/site-directory.js';
 import { userErrorText } from './shared/user-errors.js';
 import { resolveView } from './shared/view.js';
 import { tagCommand } from './tag/tag.js';
-import { createUnfurlHandler } from './unfurl/unfurl.js';
+import { createUnfurlHandler, type UnfurlDecision } from './unfurl/unfurl.js';
 
 /**
  * `defaultSite` is the configured site (BOORU_URL): `/settings site` offers it by name when it is not a
@@ -51,6 +51,8 @@ export interface FeatureDeps {
   readonly now?: () => number;
   /** Reads Discord attachments; default: Discord's CDN (and a configured local API host). */
   readonly download?: Download;
+  /** Told what became of each link the unfurler recognised (metrics). */
+  readonly onUnfurlDecision?: (decision: UnfurlDecision, count: number) => void;
 }
 
 export interface Features {
@@ -92,6 +94,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     logger,
     rateLimit: config.unfurlRateLimit,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.onUnfurlDecision === undefined ? {} : { onDecision: deps.onUnfurlDecision }),
   });
 
   return {

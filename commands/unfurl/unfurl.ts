@@ -19,7 +19,7 @@ import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.j
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
-import { fitEmbeds } from '../../src/render/index.js';
+import { fitEmbeds, type Gate } from '../../src/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView } from '../shared/view.js';
 
@@ -75,6 +75,19 @@ export function unfurlReplyBody(cards: readonly UnfurlCard[]): UnfurlReplyBody {
   };
 }
 
+/**
+ * What became of one recognised link: a card with its picture (`shown`), a card without it for the
+ * channel's rating rule, a deleted, merged or unprocessed image (`gated`), a card behind a spoiler
+ * (`spoilered`), or no card (`skipped`: past the cap or the place's budget, no room, a failed fetch, or
+ * this server's settings could not be read).
+ */
+export type UnfurlDecision = 'shown' | 'gated' | 'spoilered' | 'skipped';
+
+function decisionOf(gate: Gate): UnfurlDecision {
+  if (gate === 'full') return 'shown';
+  return gate === 'spoilered' ? 'spoilered' : 'gated';
+}
+
 export interface UnfurlDeps {
   readonly sites: SiteDirectory;
   readonly registry: ClientRegistry;
@@ -83,6 +96,8 @@ export interface UnfurlDeps {
   /** Cards per server (or DM channel); undefined means no limit. */
   readonly rateLimit?: RateLimit | undefined;
   readonly now?: () => number;
+  /** Told what became of each recognised link (metrics); must not throw. */
+  readonly onDecision?: (decision: UnfurlDecision, count: number) => void;
 }
 
 /**
@@ -118,12 +133,22 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     return shown;
   }
 
+  function decided(decision: UnfurlDecision, count = 1): void {
+    if (count <= 0 || deps.onDecision === undefined) return;
+    try {
+      deps.onDecision(decision, count);
+    } catch {
+      // Figures only.
+    }
+  }
+
   async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const links = extractUnfurlLinks(message.content, deps.sites.recogniseLinks);
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
+    decided('skipped', links.length - shown.length);
     if (shown.length === 0) return undefined;
     try {
       const view = await resolveView(
@@ -136,9 +161,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         ),
       );
       const cards: UnfurlCard[] = [];
+      const gates: Gate[] = [];
       for (const [i, result] of results.entries()) {
         const link = shown[i];
         if (result.status === 'rejected' || link === undefined) {
+          decided('skipped');
           logger.info(
             { err: result.status === 'rejected' ? result.reason : undefined, site: link?.site.id },
             'unfurl failed',
@@ -146,6 +173,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
           continue;
         }
         const { card, fetched } = result.value;
+        gates.push(card.gate);
         const id = fetched.image.id;
         cards.push({
           embed: card.embed,
@@ -156,6 +184,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       }
       if (cards.length === 0) return undefined;
       const body = unfurlReplyBody(cards);
+      for (const [i, gate] of gates.entries()) decided(i < body.embeds.length ? decisionOf(gate) : 'skipped');
       if (body.dropped > 0) logger.info({ dropped: body.dropped }, 'unfurl cards dropped for room');
       // Links past the cap or the place's budget, and cards the message had no room for.
       const more = links.length - shown.length + body.dropped;
@@ -171,6 +200,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     } catch (error) {
       // A failed settings read means no card at all: with the defaults, a card could show what the
       // server's filter hides. Nothing is replied (silence beats an error reply in chat).
+      decided('skipped', shown.length);
       if (error instanceof SettingsUnavailableError)
         logger.warn({ err: error }, "unfurl skipped: this server's settings could not be read");
       else logger.warn({ err: error }, 'unfurl failed');
