@@ -32,10 +32,14 @@ export const REDIS_NAMESPACE = 'philomena-bot';
 /** A connection attempt that gets no answer (a firewall that drops packets) gives up after this. */
 export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 /**
- * A command without an answer in this time fails (a Redis that hangs, a link that went dead without a
- * reset), so a command waits on the store no longer than on a slow board.
+ * A connection that hears nothing for this long is dropped, failing the commands waiting on it (a Redis that
+ * hangs, a link that went dead without a reset), so a command waits on the store no longer than on a slow
+ * board: at most this plus one `REDIS_PING_INTERVAL_MS` (a PING sent meanwhile counts as activity). The
+ * PINGs also keep a healthy idle connection from ever being that quiet. (node-redis's own command `timeout`
+ * only bounds the wait before a command is sent, not for its answer.)
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 5_000;
+export const REDIS_SOCKET_TIMEOUT_MS = 4_000;
+const REDIS_PING_INTERVAL_MS = 1_000;
 /** The longest pause between reconnection attempts once Redis was reachable and went away. */
 const REDIS_RECONNECT_MAX_MS = 2_000;
 
@@ -95,7 +99,7 @@ export function storeSecretsOf(url: string): string[] {
 /**
  * A Redis client that fails a command at once while Redis is away (`disableOfflineQueue`: no command waits
  * for a reconnection that may never come, so a command tells the member the settings are unavailable
- * instead of hanging) and after `REDIS_COMMAND_TIMEOUT_MS` when Redis does not answer. A first connection
+ * instead of hanging) and after `REDIS_SOCKET_TIMEOUT_MS` when Redis does not answer. A first connection
  * that fails is not retried (the attempt fails, and the next use tries again): at start that is the probe's
  * one clear line. Once connected, it reconnects for ever, backing off up to 2 s.
  */
@@ -104,9 +108,10 @@ function createRedisStore(url: string): Keyv {
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    pingInterval: REDIS_PING_INTERVAL_MS,
     socket: {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      socketTimeout: REDIS_SOCKET_TIMEOUT_MS,
       reconnectStrategy: (retries: number, cause: Error) =>
         connected ? Math.min(2 ** retries * 100, REDIS_RECONNECT_MAX_MS) : cause,
     },

@@ -37,6 +37,9 @@ export interface TestRedis {
   start(): Promise<void>;
   /** SIGKILL: gone at once, as a crash. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: the connection stays up but nothing answers, as a hung server or a dead link. */
+  freeze(): void;
+  thaw(): void;
   /** SHUTDOWN NOSAVE (or SIGKILL if it does not go) and removes the directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -178,7 +181,14 @@ export async function startRedis(options: RedisOptions = {}): Promise<TestRedis>
       current.kill('SIGKILL');
       await exited(current);
     },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
+    },
     async stop() {
+      child?.kill('SIGCONT');
       await shutdown('SHUTDOWN NOSAVE');
       process.off('exit', killOnExit);
       await rm(dir, { recursive: true, force: true });
