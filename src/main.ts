@@ -10,7 +10,7 @@ import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createClientRegistry } from './philomena/registry.js';
-import { closeStore, openStore, startStoreSweeper } from './store.js';
+import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -39,7 +39,8 @@ async function main(): Promise<void> {
   };
   const logger = createLogger({
     level: config.logLevel,
-    secrets: [config.discordToken, config.booruApiKey],
+    // The Redis password of STORE_URL too: no line may carry it, whatever error quotes the URL.
+    secrets: [config.discordToken, config.booruApiKey, ...storeSecretsOf(config.storeUrl)],
     destination,
   });
 
