@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ConfigError, SiteUrlError } from './errors.js';
 import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
+import { storeUrlProblem } from './store.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -148,10 +149,12 @@ const envSchema = z.object({
     z
       .string()
       .default('sqlite://data/bot.sqlite')
-      .refine(
-        (value) => value === 'memory://' || /^sqlite:\/\/.+/.test(value),
-        'must be sqlite://<path> or memory://',
-      ),
+      // The store's own rule (store.ts), so the check and the store cannot disagree; never echoes the value,
+      // which may hold a Redis password.
+      .superRefine((value, ctx) => {
+        const problem = storeUrlProblem(value);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }),
   ),
   UNFURL: z.preprocess(
     blankIsUnset,
@@ -235,7 +238,8 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
     'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or an https URL like https://booru.example (http only for a board on this machine or your own network, e.g. http://192.168.1.20:4000)',
   BOORU_API_KEY: 'copy it from your account settings on the board, or leave it blank',
   BOORU_FILTER_ID: "use the number at the end of the filter's page URL (/filters/<id>), or leave it blank",
-  STORE_URL: 'for example sqlite://data/bot.sqlite, or memory:// for a store that forgets on restart',
+  STORE_URL:
+    'for example sqlite://data/bot.sqlite (one process), redis://127.0.0.1:6379/0 (any number of processes; see "Running Redis" in the README), or memory:// for a store that forgets on restart',
   UNFURL: 'set UNFURL=on or UNFURL=off',
   COMMAND_RATE_LIMIT: `for example COMMAND_RATE_LIMIT=5/10s (per member; count 1 to ${COMMAND_RATE_COUNT_MAX}), or off`,
   UNFURL_RATE_LIMIT: `for example UNFURL_RATE_LIMIT=10/1m (cards per server; count 1 to ${UNFURL_RATE_COUNT_MAX}), or off`,

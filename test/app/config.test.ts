@@ -70,7 +70,7 @@ describe('loadConfig', () => {
       DISCORD_API_URL: 'ftp://example.test',
       BOORU_URL: 'not a site',
       BOORU_FILTER_ID: 'abc',
-      STORE_URL: 'redis://x',
+      STORE_URL: 'redis://x/db',
       UNFURL: 'maybe',
       LOG_LEVEL: 'loud',
       DISCORD_GUILD_ID: '12ab',
@@ -322,6 +322,41 @@ describe('loadConfig', () => {
       );
     },
   );
+
+  it.each([
+    'sqlite://data/bot.sqlite',
+    'sqlite:///var/lib/bot/bot.sqlite',
+    'memory://',
+    'redis://127.0.0.1:6379',
+    'redis://redis',
+    'redis://:pass@redis.internal:6379/2',
+    'rediss://bot:p%40ss@redis.example:6380/0',
+  ])('GIVEN STORE_URL=%s THEN it is taken as written', (url) => {
+    expect(loadConfig({ ...base, STORE_URL: url }).storeUrl).toBe(url);
+  });
+
+  it.each([
+    ['redis://127.0.0.1:6379/cache', /^STORE_URL names a Redis db that is not a number: for example /],
+    ['redis://', /^STORE_URL names no Redis host: for example /],
+    ['redis:127.0.0.1:6379', /^STORE_URL names no Redis host: for example /],
+    ['redis://127.0.0.1:70000', /^STORE_URL is not a valid Redis URL \(percent-encode/],
+    ['redis://127.0.0.1:6379/0?password=x', /^STORE_URL has a \?query or #fragment/],
+    ['postgres://db/bot', /^STORE_URL must be sqlite:\/\/<path>, redis:\/\/\[user:password@\]host/],
+    ['sqlite://', /^STORE_URL needs a file path after sqlite:\/\//],
+  ])('GIVEN the malformed STORE_URL=%s THEN one line says what is wrong and how to fix it', (url, line) => {
+    const problems = problemsOf({ ...base, STORE_URL: url });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(line);
+    expect(problems[0]).toContain('redis://127.0.0.1:6379/0');
+    expect(problems[0]).not.toContain('\n');
+  });
+
+  it('GIVEN a malformed Redis URL holding a password THEN the password is not echoed', () => {
+    const secret = 'redis-password-never-echoed';
+    const problems = problemsOf({ ...base, STORE_URL: `redis://user:${secret}@host:6379/notadb` });
+    expect(problems.join('\n')).not.toContain(secret);
+    expect(problems[0]).toMatch(/^STORE_URL names a Redis db/);
+  });
 
   it('GIVEN secrets in the wrong keys THEN no value is echoed in the error', () => {
     const secret = 'super-secret-value-123456';
