@@ -138,6 +138,20 @@ describe('openStore(redis://…)', () => {
   ])('GIVEN the well-formed %j THEN the URL check takes it', (url) => {
     expect(storeUrlProblem(url)).toBeUndefined();
   });
+  it('GIVEN Redis gone while the store is open THEN closeStore still resolves at once (a shutdown never waits on it)', async () => {
+    const server = await startRedis();
+    try {
+      const store = await openStore(server.url);
+      store.on('error', () => undefined);
+      await server.kill();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      await closeStore(store);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 describe('lifetimes in Redis', () => {

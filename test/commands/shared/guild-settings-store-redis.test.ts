@@ -161,19 +161,19 @@ describe('Redis stopped or hung under the bot', () => {
     });
   });
 
-  it('GIVEN Redis never reachable since start THEN a read fails with SettingsUnavailableError within seconds', async () => {
-    const gone = await startRedis();
-    await gone.stop();
-    const settings = createGuildSettings({
-      store: open(`redis://127.0.0.1:${gone.port}`),
-      logger: quiet,
-    });
+  it('GIVEN Redis not reachable since start THEN a read fails with SettingsUnavailableError within seconds, AND works once Redis is there', async () => {
+    const server = await own({});
+    await server.kill();
+    const settings = createGuildSettings({ store: open(server.url), logger: quiet });
     const read = await timed(settings.get('1'));
     expect(read.ms).toBeLessThan(6_000);
     expect(read.settled).toMatchObject({ status: 'rejected', reason: { operation: 'read' } });
     expect(read.settled.status === 'rejected' && read.settled.reason).toBeInstanceOf(
       SettingsUnavailableError,
     );
+    await server.start();
+    await settings.setFilter('1', 'derpibooru', 7);
+    expect(await settings.get('1')).toEqual({ siteId: undefined, filters: { derpibooru: 7 } });
   });
 
   it('GIVEN Redis hung (connection up, no answer) THEN a read fails once the connection has been silent for REDIS_SOCKET_TIMEOUT_MS, instead of waiting for ever', async () => {
