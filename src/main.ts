@@ -9,6 +9,7 @@ import { checkBoardSettings } from './startup-checks.js';
 import { loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
+import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
 import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
@@ -57,9 +58,17 @@ async function main(): Promise<void> {
   // Expired cache and paging entries are deleted in the background; closeStore stops it.
   startStoreSweeper(store, { logger });
 
+  // Metrics only when an operator asked for them (METRICS_PORT): their observers go to every layer.
+  const metrics = config.metricsPort === undefined ? undefined : createBotMetrics();
+  let shuttingDown = false;
   // No API key for the board clients: the bot makes no call that needs it, and a key lends the owner's
   // account rights to whatever request carries it (README, "The API key").
-  const registry = createClientRegistry({ defaultSite: config.site, cache: store, logger });
+  const registry = createClientRegistry({
+    defaultSite: config.site,
+    cache: store,
+    logger,
+    ...(metrics === undefined ? {} : { observer: metrics.philomena }),
+  });
   void checkBoardSettings({
     apiKey: config.booruApiKey,
     filterId: config.booruFilterId,
@@ -67,16 +76,51 @@ async function main(): Promise<void> {
     logger,
   });
   // The composition root: the features (commands, the unfurler, what they share) over the runtime.
-  const features = createFeatures({ config, logger, store, registry });
-  const bot = createBot({ config, logger, store, ...features });
+  const features = createFeatures({
+    config,
+    logger,
+    store,
+    registry,
+    ...(metrics === undefined ? {} : { onUnfurlDecision: metrics.unfurlDecision }),
+  });
+  const bot = createBot({
+    config,
+    logger,
+    store,
+    ...features,
+    ...(metrics === undefined ? {} : { observer: metrics.runtime }),
+  });
+  let metricsServer: MetricsServer | undefined;
+  if (metrics !== undefined && config.metricsPort !== undefined) {
+    try {
+      metricsServer = await serveMetrics(metrics, {
+        host: config.metricsHost,
+        port: config.metricsPort,
+        logger,
+        store,
+        registry,
+        bot,
+        shuttingDown: () => shuttingDown,
+      });
+    } catch (error) {
+      logger.fatal(error instanceof Error ? error.message : String(error));
+      await registry.close({ force: true });
+      await closeStore(store);
+      flush();
+      process.exit(1);
+    }
+  }
   installProcessGuards(
     logger,
     async () => {
+      // /readyz turns 503 at once, so a load balancer stops sending here while the work in flight drains.
+      shuttingDown = true;
       await bot.stop({ graceMs: SHUTDOWN_GRACE_MS });
       // The grace is over: board requests still running have nobody to answer, so drop them rather than
       // wait up to a whole request timeout for them.
       await registry.close({ force: true });
       await closeStore(store);
+      await metricsServer?.close();
     },
     { forceExitAfterMs: SHUTDOWN_FORCE_MS, flush },
   );
@@ -84,6 +128,7 @@ async function main(): Promise<void> {
     await bot.start();
   } catch (error) {
     logger.fatal({ err: error }, 'could not connect to Discord (is DISCORD_TOKEN right?)');
+    await metricsServer?.close();
     await registry.close({ force: true });
     await closeStore(store);
     flush();

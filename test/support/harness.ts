@@ -17,9 +17,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Keyv from 'keyv';
-import { createFeatures } from '../../commands/index.js';
+import { createFeatures, type FeatureDeps } from '../../commands/index.js';
 import type { Command } from '../../commands/shared/context.js';
 import { createBot, type Bot, type BotDeps } from '../../src/discord/bot.js';
+import type { RuntimeObserver } from '../../src/discord/contract.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import {
@@ -55,6 +56,14 @@ export interface HarnessOptions {
    * harness makes; `now` is the base of `boardClock`.
    */
   readonly registry?: Omit<Partial<ClientRegistryOptions>, 'defaultSite' | 'apiKey' | 'cache' | 'logger'>;
+  /**
+   * Observers (the metrics) for the bot (`createBot({ observer })`) and the features
+   * (`createFeatures({ onUnfurlDecision })`); the board clients' go in `registry.observer`.
+   */
+  readonly observers?: {
+    readonly runtime?: RuntimeObserver;
+    readonly onUnfurlDecision?: FeatureDeps['onUnfurlDecision'];
+  };
 }
 
 export interface Harness {
@@ -137,7 +146,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   function makeBot(): Bot {
     // The same composition as main.ts, with the test clocks.
-    const features = createFeatures({ config, logger, store, registry, now: botClock.now });
+    const onUnfurlDecision = options.observers?.onUnfurlDecision;
+    const features = createFeatures({
+      config,
+      logger,
+      store,
+      registry,
+      now: botClock.now,
+      ...(onUnfurlDecision === undefined ? {} : { onUnfurlDecision }),
+    });
     return createBot({
       config,
       logger,
@@ -147,6 +164,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
       now: botClock.now,
       ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
+      ...(options.observers?.runtime === undefined ? {} : { observer: options.observers.runtime }),
     });
   }
 
