@@ -63,12 +63,12 @@ describe('a store that cannot be opened', () => {
   });
 
   it('GIVEN a STORE_URL of an unknown scheme THEN the configuration check refuses it with how to fix it, exit 1', async () => {
-    const p = await run('redis://127.0.0.1:6379');
+    const p = await run('postgres://127.0.0.1:5432/bot');
     const exit = await p.exited;
     expect(exit.code).toBe(1);
     expect(p.stdout()).toBe('');
     const text = p.stderr();
-    expect(text).toMatch(/STORE_URL must be sqlite:\/\/<path> or memory:\/\//);
+    expect(text).toMatch(/STORE_URL must be sqlite:\/\/<path>, redis:\/\//);
     expect(text).not.toMatch(/\n\s+at /);
     expect(text).not.toContain(TOKEN);
   });
