@@ -4,6 +4,7 @@
  * cached for its own lifetime (oEmbed for its `cache_age`); cache keys carry the site and the filter and
  * never the key; errors other than 404 are never cached.
  */
+import { useFakeBoard } from '../support/board.js';
 import { readFileSync } from 'node:fs';
 import Keyv from 'keyv';
 import { MockAgent } from 'undici';
@@ -16,28 +17,20 @@ import {
   IDS,
   POST_IDS,
   PROFILE_IDS,
-  startFakePhilomena,
   TAG_SLUGS,
   type FakePhilomena,
 } from '../fakes/philomena/index.js';
 import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client.js';
 import { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from '../../src/philomena/cache.js';
-import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
+import { knownSite, type Site } from '../../src/philomena/sites.js';
 import { InvalidResponseError, NotFoundError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import { philomenaFixture } from '../support/shared.js';
 
 let booru: FakePhilomena;
 let site: Site;
-
-beforeAll(async () => {
-  booru = await startFakePhilomena();
-  site = resolveSite(booru.url);
-});
-afterAll(async () => {
-  await booru.close();
-});
-beforeEach(() => {
-  booru.reset();
+useFakeBoard((started, startedSite) => {
+  booru = started;
+  site = startedSite;
 });
 
 const API = '/api/v1/json';

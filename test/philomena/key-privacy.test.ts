@@ -3,8 +3,9 @@
  * owner's own calls send it: `userFilters` and `submitImage`. Every read, search, reverse search and
  * filter lookup goes without it, even from a client that has a key.
  */
+import { useFakeBoard } from '../support/board.js';
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   COMMENT_IDS,
   FAKE_KEY,
@@ -13,25 +14,17 @@ import {
   IDS,
   POST_IDS,
   PROFILE_IDS,
-  startFakePhilomena,
   TAG_SLUGS,
   type FakePhilomena,
 } from '../fakes/philomena/index.js';
 import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client.js';
-import { resolveSite, type Site } from '../../src/philomena/sites.js';
+import type { Site } from '../../src/philomena/sites.js';
 
 let booru: FakePhilomena;
 let site: Site;
-
-beforeAll(async () => {
-  booru = await startFakePhilomena();
-  site = resolveSite(booru.url);
-});
-afterAll(async () => {
-  await booru.close();
-});
-beforeEach(() => {
-  booru.reset();
+useFakeBoard((started, startedSite) => {
+  booru = started;
+  site = startedSite;
 });
 
 const keyed = (): ManagedPhilomenaClient =>

@@ -2,8 +2,9 @@
  * The requester of a board call reaches the budget: from `CallOptions.requester`, else from the async
  * context of `runWithRequestContext`; a call that joins one already in flight goes with that one's.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_KEY, IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
+import { useFakeBoard } from '../support/board.js';
+import { describe, expect, it } from 'vitest';
+import { FAKE_KEY, IDS, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createPhilomenaClient } from '../../src/philomena/client.js';
 import { createRequestBudget, type AcquireOptions, type RequestBudget } from '../../src/philomena/budget.js';
 import {
@@ -11,20 +12,13 @@ import {
   runWithRequestContext,
   type RequestContext,
 } from '../../src/philomena/request-context.js';
-import { resolveSite, type Site } from '../../src/philomena/sites.js';
+import type { Site } from '../../src/philomena/sites.js';
 
 let booru: FakePhilomena;
 let site: Site;
-
-beforeAll(async () => {
-  booru = await startFakePhilomena();
-  site = resolveSite(booru.url);
-});
-afterAll(async () => {
-  await booru.close();
-});
-beforeEach(() => {
-  booru.reset();
+useFakeBoard((started, startedSite) => {
+  booru = started;
+  site = startedSite;
 });
 
 /** A real budget that remembers who asked, per path. */

@@ -3,10 +3,11 @@
  * by file, the bytes are streamed to the board from their source, opened only once the budget lets the
  * request go, and a failing source is the caller's error, not the site's.
  */
+import { useFakeBoard } from '../support/board.js';
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IDS, type FakePhilomena } from '../fakes/philomena/index.js';
 import {
   BOARD_UPLOAD_MAX_BYTES,
   createPhilomenaClient,
@@ -21,16 +22,9 @@ import { fakeClock, flush } from './timer-clock.js';
 
 let booru: FakePhilomena;
 let site: Site;
-
-beforeAll(async () => {
-  booru = await startFakePhilomena();
-  site = resolveSite(booru.url);
-});
-afterAll(async () => {
-  await booru.close();
-});
-beforeEach(() => {
-  booru.reset();
+useFakeBoard((started, startedSite) => {
+  booru = started;
+  site = startedSite;
 });
 afterEach(closeServers);
 

@@ -1,6 +1,8 @@
 /** The local Philomena as the bot met it: requests counted by path, the server filter set through /settings. */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import type { RecordedMessage } from '../fakes/discord/index.js';
-import type { FakePhilomena, RecordedRequest } from '../fakes/philomena/index.js';
+import { startFakePhilomena, type FakePhilomena, type RecordedRequest } from '../fakes/philomena/index.js';
 import type { Harness } from './harness.js';
 
 export const API = '/api/v1/json';
@@ -28,4 +30,22 @@ export function setServerFilter(h: Pick<Harness, 'discord'>, filterId: number): 
       userId: h.discord.guild.ownerId,
     })
     .finalReply();
+}
+
+/**
+ * One local Philomena for a test file: started before its tests, reset to its data set before each,
+ * closed after; `use` gets it and its site as they start.
+ */
+export function useFakeBoard(use: (booru: FakePhilomena, site: Site) => void): void {
+  let started: FakePhilomena | undefined;
+  beforeAll(async () => {
+    started = await startFakePhilomena();
+    use(started, resolveSite(started.url));
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => {
+    started?.reset();
+  });
 }
