@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSourceOnAttachment } from '../support/messages.js';
 import { DOWNLOAD_FAILED_TEXT } from '../../commands/shared/download.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
@@ -27,25 +28,7 @@ afterAll(async () => {
 describe('a picture that cannot be downloaded', () => {
   it('GIVEN Find source on an attachment whose download fails THEN try again AND the cause is logged at info, no error', async () => {
     const from = h.logLines().length;
-    const reply = await h.discord
-      .sendMessageCommand({
-        name: 'Find source',
-        channel: 'plain',
-        targetMessage: {
-          content: 'source?',
-          attachments: [
-            {
-              id: '1',
-              filename: 'pic.png',
-              url: fileUrl,
-              proxy_url: fileUrl,
-              size: 100,
-              content_type: 'image/png',
-            },
-          ],
-        },
-      })
-      .finalReply();
+    const reply = await findSourceOnAttachment(h.discord, fileUrl);
     expect(reply.content).toBe(DOWNLOAD_FAILED_TEXT);
     const lines = h.logLines().slice(from);
     const failed = lines.find((line) => line['msg'] === 'interaction failed with an expected error');

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSourceOnAttachment } from '../support/messages.js';
 import { ONE_AT_A_TIME_TEXT } from '../../commands/shared/reverse-gate.js';
 import { UPLOAD_TIMED_OUT_TEXT } from '../../commands/reverse/results.js';
 import { IDS } from '../fakes/philomena/index.js';
@@ -79,25 +80,7 @@ describe('reverse search by URL', () => {
 describe('reverse search by file', () => {
   it('GIVEN the attachment stalling mid-download THEN the member is told the upload took too long, nothing is logged as a fault, and the breaker is untouched', async () => {
     const from = h.logLines().length;
-    const reply = await h.discord
-      .sendMessageCommand({
-        name: 'Find source',
-        channel: 'plain',
-        targetMessage: {
-          content: 'source?',
-          attachments: [
-            {
-              id: '1',
-              filename: 'pic.png',
-              url: stalledUrl,
-              proxy_url: stalledUrl,
-              size: 100,
-              content_type: 'image/png',
-            },
-          ],
-        },
-      })
-      .finalReply();
+    const reply = await findSourceOnAttachment(h.discord, stalledUrl);
     expect(reply.content).toBe(UPLOAD_TIMED_OUT_TEXT);
     const lines = h.logLines().slice(from);
     expect(lines.filter((line) => typeof line['level'] === 'number' && line['level'] >= 50)).toEqual([]);

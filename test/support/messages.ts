@@ -1,6 +1,6 @@
 /** Reading what the bot sent: components, the one embed of a card, its fields and footer. */
 import { expect } from 'vitest';
-import type { RecordedMessage } from '../fakes/discord/index.js';
+import type { FakeDiscord, RecordedMessage } from '../fakes/discord/index.js';
 
 /** The parts of an embed the tests read. */
 export interface Embed {
@@ -40,4 +40,23 @@ export function embedField(embed: Embed, name: string | RegExp): string | undefi
 /** The footer text of the first embed ('' when there is none). */
 export function footerText(message: RecordedMessage): string {
   return String((message.embeds[0] as Embed | undefined)?.footer?.text ?? '');
+}
+
+/** "Find source" on a member's message whose one attachment, a PNG, is served at `url`; the final reply. */
+export function findSourceOnAttachment(
+  discord: Pick<FakeDiscord, 'sendMessageCommand'>,
+  url: string,
+): Promise<RecordedMessage> {
+  return discord
+    .sendMessageCommand({
+      name: 'Find source',
+      channel: 'plain',
+      targetMessage: {
+        content: 'source?',
+        attachments: [
+          { id: '1', filename: 'pic.png', url, proxy_url: url, size: 100, content_type: 'image/png' },
+        ],
+      },
+    })
+    .finalReply();
 }
