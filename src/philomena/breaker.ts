@@ -19,8 +19,18 @@
  * on something a member chose (a reverse search by URL, where the board downloads the member's URL) and
  * timed out or lost its connection. Otherwise any member could open the breaker for every server with a
  * couple of slow URLs (review M3).
+ *
+ * With a `shared` site state (several processes, shared-state.ts), a pause or an opening here is written
+ * there too, and what the other processes wrote holds here: their pause pauses this process, and their open
+ * breaker refuses this process's requests (`circuit-open`) until its cool-down ends. `enter()` stays
+ * synchronous: it answers from a remembered copy and reads the shared state again in the background when the
+ * copy is older than `sharedRefreshMs`; `admit()` reads it afresh once a request's budget slot is granted,
+ * just before the request goes out, so a request that would reach a paused site never leaves. When the shared
+ * state cannot be read or written, the breaker works on what this process knows (the copy last read still
+ * holds until its times pass).
  */
 import { RateLimitedError, SiteUnavailableError } from './errors.js';
+import type { SharedSiteState } from './shared-state.js';
 
 const PAUSE_TOLERANCE_MS = 25;
 
@@ -35,6 +45,12 @@ export interface BreakerOptions {
   /** Cap of the doubling cool-down. Default 15 min (the length of the anti-bot block). */
   readonly maxCoolDownMs?: number;
   readonly now?: () => number;
+  /** Pauses and openings shared with other processes; without it the breaker is this process's alone. */
+  readonly shared?: SharedSiteState;
+  /** How long a read of the shared state is trusted. Default 250 ms. */
+  readonly sharedRefreshMs?: number;
+  /** A read of the shared state slower than this is not waited for (the remembered copy serves). Default 250 ms. */
+  readonly sharedTimeoutMs?: number;
 }
 
 export interface FailureInfo {
@@ -61,6 +77,14 @@ export interface CircuitBreaker {
   state(): BreakerState;
   /** Milliseconds until requests may go again (0 when they may now). */
   retryAfterMs(): number;
+  /**
+   * For an attempt that passed `enter()` and then waited (for its budget slot): reads the shared state
+   * afresh and throws as `enter()` does if a pause or another process's open breaker began in
+   * the meantime. Only a breaker with a shared state has it.
+   */
+  admit?(): Promise<void>;
+  /** Resolves when the pauses and openings written so far have reached the shared state (or failed). */
+  flush?(): Promise<void>;
 }
 
 export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
@@ -75,20 +99,100 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
   let openings = 0;
   let probing = false;
 
+  const shared = options.shared;
+  const refreshMs = options.sharedRefreshMs ?? 250;
+  const sharedTimeoutMs = options.sharedTimeoutMs ?? 250;
+  /** The other processes' pause and opening as last read, on this process's clock. */
+  let sharedPausedUntil = 0;
+  let sharedOpenUntil = 0;
+  let readAt = -Infinity;
+  let reading: Promise<void> | undefined;
+  const writes = new Set<Promise<void>>();
+
+  /** Reads the shared state into the copy; never rejects, never waits longer than the time-out. */
+  function readShared(state: SharedSiteState): Promise<void> {
+    readAt = now();
+    const read = state.read(options.site).then(
+      (hold) => {
+        const at = now();
+        sharedPausedUntil = at + Math.max(0, hold.pausedMs);
+        sharedOpenUntil = at + Math.max(0, hold.openMs);
+      },
+      () => undefined, // The backend is away: the copy last read (and this process's own state) serve.
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, sharedTimeoutMs);
+      timer.unref();
+    });
+    return Promise.race([read, timedOut]).finally(() => clearTimeout(timer));
+  }
+
+  /** A background read when the copy is stale (one at a time). */
+  function refresh(): void {
+    if (shared === undefined || reading || now() - readAt < refreshMs) return;
+    reading = readShared(shared).finally(() => {
+      reading = undefined;
+    });
+  }
+
+  function write(send: (state: SharedSiteState) => Promise<void>): void {
+    if (shared === undefined) return;
+    const written: Promise<void> = send(shared)
+      .catch(() => undefined) // Away: this process's own state holds, and the others find out by themselves.
+      .finally(() => writes.delete(written));
+    writes.add(written);
+  }
+
+  function sharedOpenFor(at: number): number {
+    const wait = sharedOpenUntil - at;
+    return wait > PAUSE_TOLERANCE_MS ? wait : 0;
+  }
+
   function currentState(): BreakerState {
-    if (openUntil === undefined) return 'closed';
-    return now() < openUntil ? 'open' : 'half-open';
+    if (openUntil === undefined) return sharedOpenFor(now()) > 0 ? 'open' : 'closed';
+    if (now() < openUntil) return 'open';
+    return sharedOpenFor(now()) > 0 ? 'open' : 'half-open';
   }
 
   function open(retryAfterMs: number | undefined): void {
     const coolDown = Math.min(maxCoolDown, baseCoolDown * 2 ** openings);
     openings += 1;
-    openUntil = now() + Math.max(coolDown, retryAfterMs ?? 0);
+    const wait = Math.max(coolDown, retryAfterMs ?? 0);
+    openUntil = now() + wait;
     probing = false;
+    write((state) => state.open(options.site, wait));
+  }
+
+  function pause(ms: number): void {
+    pausedUntil = Math.max(pausedUntil, now() + ms);
+    write((state) => state.pause(options.site, ms));
+  }
+
+  function circuitOpen(wait: number, retryAfterMs: number): SiteUnavailableError {
+    return new SiteUnavailableError(
+      `${options.site} is failing: not sending requests for ${Math.ceil(wait / 1000)} s`,
+      'circuit-open',
+      { site: options.site, retryAfterMs },
+    );
+  }
+
+  /** Throws when the site is paused (here or by another process) or another process's breaker is open. */
+  function checkHolds(at: number): void {
+    const openWait = sharedOpenFor(at);
+    if (openWait > 0) throw circuitOpen(openWait, openWait);
+    const paused = Math.max(pausedUntil, sharedPausedUntil);
+    // A retry that slept exactly the asked wait may wake a hair early: do not refuse it for that.
+    if (paused - at > PAUSE_TOLERANCE_MS) {
+      const wait = paused - at;
+      throw new RateLimitedError(`${options.site} asked us to wait ${Math.ceil(wait / 1000)} s`, wait, {
+        site: options.site,
+      });
+    }
   }
 
   function fail(info: FailureInfo | undefined, probe: boolean): void {
-    if (info?.retryAfterMs !== undefined) pausedUntil = Math.max(pausedUntil, now() + info.retryAfterMs);
+    if (info?.retryAfterMs !== undefined) pause(info.retryAfterMs);
     if (probe) {
       open(info?.retryAfterMs);
       return;
@@ -106,24 +210,16 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
 
   return {
     enter() {
-      const state = currentState();
+      // Stale copy: read again for the next caller (this one goes by the copy, to stay synchronous).
+      refresh();
       const at = now();
-      if (state === 'open' || (state === 'half-open' && probing)) {
+      const ownOpen = openUntil !== undefined && at < openUntil;
+      if (ownOpen || (openUntil !== undefined && probing)) {
         const wait = Math.max(0, (openUntil ?? at) - at);
-        throw new SiteUnavailableError(
-          `${options.site} is failing: not sending requests for ${Math.ceil(wait / 1000)} s`,
-          'circuit-open',
-          { site: options.site, retryAfterMs: state === 'open' ? wait : 1_000 },
-        );
+        throw circuitOpen(wait, ownOpen ? wait : 1_000);
       }
-      // A retry that slept exactly the asked wait may wake a hair early: do not refuse it for that.
-      if (pausedUntil - at > PAUSE_TOLERANCE_MS) {
-        const wait = pausedUntil - at;
-        throw new RateLimitedError(`${options.site} asked us to wait ${Math.ceil(wait / 1000)} s`, wait, {
-          site: options.site,
-        });
-      }
-      const probe = state === 'half-open';
+      checkHolds(at);
+      const probe = currentState() === 'half-open';
       if (probe) probing = true;
       let done = false;
       const once = (fn: () => void) => () => {
@@ -142,9 +238,23 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
     state: currentState,
     retryAfterMs() {
       const at = now();
-      const state = currentState();
-      if (state === 'open') return Math.max(0, (openUntil ?? at) - at, pausedUntil - at);
-      return Math.max(0, pausedUntil - at);
+      const paused = Math.max(pausedUntil, sharedPausedUntil) - at;
+      if (currentState() === 'open') return Math.max(0, (openUntil ?? at) - at, sharedOpenUntil - at, paused);
+      return Math.max(0, paused);
     },
+    // Only a breaker with a shared state has these: without one nothing changes while a request waits.
+    ...(shared === undefined
+      ? {}
+      : {
+          async admit() {
+            // Just before a request goes out: a fresh read (one small Redis call per attempt, and the
+            // budget keeps attempts few), so no request reaches a site another process was told to leave.
+            await readShared(shared);
+            checkHolds(now());
+          },
+          async flush() {
+            await Promise.all([...writes]);
+          },
+        }),
   };
 }

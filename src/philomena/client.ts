@@ -39,6 +39,7 @@ import {
   SiteUnavailableError,
 } from './errors.js';
 import { createRedactor } from './redact.js';
+import type { SharedSiteState } from './shared-state.js';
 import type { Site } from './sites.js';
 import { createTransport, type Transport, type TransportOptions } from './transport.js';
 
@@ -87,6 +88,11 @@ export interface PhilomenaClientOptions {
   readonly budget?: RequestBudget | Omit<BudgetOptions, 'site'>;
   /** A breaker object, or settings for this client's own. */
   readonly breaker?: CircuitBreaker | Omit<BreakerOptions, 'site'>;
+  /**
+   * The site's pauses and breaker openings shared with other processes (shared-state.ts), for the breaker
+   * this client makes (a breaker object passed in brings its own).
+   */
+  readonly shared?: SharedSiteState;
   /** Overrides of the cache lifetimes (ms). */
   readonly lifetimes?: Partial<Record<keyof typeof LIFETIMES, number>>;
   /**
@@ -235,6 +241,46 @@ function observe(
   };
 }
 
+/**
+ * What a breaker with a shared state adds around the transport (whose code stays the same either way):
+ * an attempt that waited for its budget slot checks the site once more before it goes out (another
+ * process may have been told to pause meanwhile; the slot is then given back unused), and a call that
+ * failed returns only once its pause or opening has reached the other processes.
+ */
+function sharedHolds(
+  budget: RequestBudget,
+  breaker: CircuitBreaker,
+): { budget: RequestBudget; transport: (inner: Transport) => Transport } | undefined {
+  const { admit, flush } = breaker;
+  if (admit === undefined || flush === undefined) return undefined;
+  return {
+    budget: {
+      stats: () => budget.stats(),
+      async acquire(path, acquireOptions) {
+        const slot = await budget.acquire(path, acquireOptions);
+        try {
+          await admit.call(breaker);
+        } catch (error) {
+          slot.release();
+          throw error;
+        }
+        return slot;
+      },
+    },
+    transport: (inner) => ({
+      close: () => inner.close(),
+      async send(request) {
+        try {
+          return await inner.send(request);
+        } catch (error) {
+          await flush.call(breaker);
+          throw error;
+        }
+      },
+    }),
+  };
+}
+
 export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedPhilomenaClient {
   const { site, logger } = options;
   const apiKey = options.apiKey?.trim() === '' ? undefined : options.apiKey;
@@ -254,7 +300,12 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
   const breaker: CircuitBreaker =
     options.breaker && 'enter' in options.breaker
       ? options.breaker
-      : createCircuitBreaker({ ...options.breaker, ...clock, site: site.id });
+      : createCircuitBreaker({
+          ...options.breaker,
+          ...clock,
+          ...(options.shared === undefined ? {} : { shared: options.shared }),
+          site: site.id,
+        });
   const cache =
     options.cache ??
     createResponseCache({
@@ -262,11 +313,12 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
       ...(logger ? { logger } : {}),
     });
   const { reverseUrlTimeoutMs = 20_000, ...transportTuning } = options.transport ?? {};
-  const transport: Transport = createTransport({
+  const shared = sharedHolds(budget, breaker);
+  const ownTransport: Transport = createTransport({
     ...transportTuning,
     site: site.id,
     baseUrl: site.baseUrl,
-    budget,
+    budget: shared?.budget ?? budget,
     breaker,
     redact,
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
@@ -276,6 +328,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...clock,
   });
+  const transport = shared?.transport(ownTransport) ?? ownTransport;
   const observed = options.observer && observe(site, options.observer, transport, cache);
   const rawEngine = createEngine({
     site,

@@ -35,6 +35,7 @@ export { currentRequestContext, runWithRequestContext } from './request-context.
 export type { RequestContext, RequestPriority } from './request-context.js';
 export { createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
+export type { SharedSiteState, SiteHold } from './shared-state.js';
 export { createTransport, defaultUserAgent, multipartFileBody, parseRetryAfter } from './transport.js';
 export type {
   MultipartFile,

@@ -17,6 +17,7 @@ import {
   type TransportTuning,
 } from './client.js';
 import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
+import type { SharedSiteState } from './shared-state.js';
 import type { Site } from './sites.js';
 
 export interface ClientRegistry {
@@ -50,6 +51,11 @@ export interface ClientRegistryOptions {
   readonly transport?: TransportTuning;
   readonly budget?: Omit<BudgetOptions, 'site'>;
   readonly breaker?: Omit<BreakerOptions, 'site'>;
+  /**
+   * Each site's pause and breaker openings shared with the program's other processes (shared-state.ts);
+   * without it every process keeps its own.
+   */
+  readonly shared?: SharedSiteState;
   readonly lifetimes?: PhilomenaClientOptions['lifetimes'];
   /** Entries of the shared in-memory LRU in front of keyv. Default 500. */
   readonly memoryEntries?: number;
@@ -124,6 +130,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         ...(options.transport === undefined ? {} : { transport: options.transport }),
         ...(options.budget === undefined ? {} : { budget: options.budget }),
         ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
+        ...(options.shared === undefined ? {} : { shared: options.shared }),
         ...(options.lifetimes === undefined ? {} : { lifetimes: options.lifetimes }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
         ...(options.random === undefined ? {} : { random: options.random }),
