@@ -11,6 +11,7 @@ import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
+import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
 import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
@@ -61,12 +62,18 @@ async function main(): Promise<void> {
   // Metrics only when an operator asked for them (METRICS_PORT): their observers go to every layer.
   const metrics = config.metricsPort === undefined ? undefined : createBotMetrics();
   let shuttingDown = false;
+  // With a Redis store, every process of the bot shares each site's Retry-After pause and breaker through
+  // it (on the store's own connection); with SQLite or memory the process is alone and keeps its own.
+  const redisClient = redisClientOfStore(store);
+  const shared =
+    redisClient === undefined ? undefined : createRedisSiteState({ client: redisClient, logger });
   // No API key for the board clients: the bot makes no call that needs it, and a key lends the owner's
   // account rights to whatever request carries it (README, "The API key").
   const registry = createClientRegistry({
     defaultSite: config.site,
     cache: store,
     logger,
+    ...(shared === undefined ? {} : { shared }),
     ...(metrics === undefined ? {} : { observer: metrics.philomena }),
   });
   void checkBoardSettings({

@@ -1,0 +1,115 @@
+/**
+ * The board clients' shared site state (src/philomena/shared-state.ts) over Redis, for a bot run as several
+ * processes with one `STORE_URL=redis://…`: a `Retry-After` pause and a breaker's cool-down, per site, as
+ * two plain keys whose PX lifetime is the time left (`philomena-bot::site:<id>:paused`, `…:open`). Redis
+ * keeps the time on its own clock and deletes them itself, so processes on hosts whose clocks disagree
+ * still agree on "how long from now". A write keeps a longer lifetime already there (one Lua script, so
+ * two processes writing at once cannot shorten it).
+ *
+ * It rides on the store's own Redis connection (same URL, time-outs, reconnection). Redis away: every call
+ * rejects at once (the store's client has no offline queue) and the breaker works on its own process's
+ * state; one line says so, and one more when Redis answers again.
+ */
+import KeyvRedis from '@keyv/redis';
+import type Keyv from 'keyv';
+import type { Logger } from 'pino';
+import type { SharedSiteState, SiteHold } from '../philomena/shared-state.js';
+import { REDIS_NAMESPACE } from '../store.js';
+
+/** What the state needs of a Redis client: node-redis's `eval`. */
+export interface RedisScripting {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** SET with PX unless the key already lives longer (a missing key's PTTL is -2, a key without one's -1). */
+const EXTEND = `
+local ms = tonumber(ARGV[1])
+local left = redis.call('PTTL', KEYS[1])
+if left == -1 or left >= ms then return 0 end
+redis.call('SET', KEYS[1], '1', 'PX', ms)
+return 1
+`;
+
+const READ = `return { redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[2]) }`;
+
+/**
+ * Says once that Redis went away and once that it is back, whatever number of calls fail in between, so a
+ * busy bot's log does not fill with one line per board request.
+ */
+export interface RedisHealth {
+  ok(): void;
+  failed(error: unknown): void;
+}
+
+export function createRedisHealth(logger: Logger, what: string, fallback: string): RedisHealth {
+  let down = false;
+  return {
+    ok() {
+      if (!down) return;
+      down = false;
+      logger.info(`${what}: Redis answers again, shared across processes once more`);
+    },
+    failed(error) {
+      if (down) return;
+      down = true;
+      logger.warn(
+        { err: error instanceof Error ? { message: error.message, name: error.name } : String(error) },
+        `${what}: Redis unreachable, ${fallback} until it answers again`,
+      );
+    },
+  };
+}
+
+export interface RedisSiteStateOptions {
+  /** A connected client, or how to get one (the store's adapter connects on first use). */
+  readonly client: () => Promise<RedisScripting>;
+  readonly logger: Logger;
+  /** Key prefix. Default `philomena-bot::site:`. */
+  readonly prefix?: string;
+}
+
+export function createRedisSiteState(options: RedisSiteStateOptions): SharedSiteState {
+  const prefix = options.prefix ?? `${REDIS_NAMESPACE}::site:`;
+  const health = createRedisHealth(
+    options.logger,
+    'board pause and breaker',
+    "each process keeps its own sites' pauses and breakers",
+  );
+  const keyOf = (site: string, what: 'paused' | 'open'): string => `${prefix}${site}:${what}`;
+
+  async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      const client = await options.client();
+      const reply = await client.eval(script, { keys, arguments: args });
+      health.ok();
+      return reply;
+    } catch (error) {
+      health.failed(error);
+      throw error;
+    }
+  }
+
+  const extend = async (key: string, ms: number): Promise<void> => {
+    if (!(ms > 0)) return;
+    await run(EXTEND, [key], [String(Math.ceil(ms))]);
+  };
+
+  return {
+    pause: (site, ms) => extend(keyOf(site, 'paused'), ms),
+    open: (site, ms) => extend(keyOf(site, 'open'), ms),
+    async read(site): Promise<SiteHold> {
+      const reply = await run(READ, [keyOf(site, 'paused'), keyOf(site, 'open')], []);
+      const left = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
+      const values: unknown[] = Array.isArray(reply) ? reply : [];
+      const [paused, open] = values;
+      return { pausedMs: left(paused), openMs: left(open) };
+    },
+  };
+}
+
+/** The Redis client under a store made by `createStore` for `redis://`, or undefined for any other store. */
+export function redisClientOfStore(store: Keyv): (() => Promise<RedisScripting>) | undefined {
+  const adapter: unknown = store.store;
+  if (!(adapter instanceof KeyvRedis)) return undefined;
+  return () => adapter.getClient();
+}
