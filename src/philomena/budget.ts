@@ -28,10 +28,19 @@
  *
  * The queue is bounded in total, per server and per member, and every wait has a deadline, so neither a
  * stuck site nor one busy server or member can pile up callers without end or hold most of the queue.
+ *
+ * With `shared` (shared-state.ts `SharedSlots`), every process of the program draws on one budget per site:
+ * the queue above still picks WHICH waiter goes next, and the shared slots decide WHETHER this process may
+ * send now (one ask at a time, in queue order; a refusal holds the full window's waiters back a short
+ * while, then the queue asks again). Its own windows still count too. When the backend fails or does not
+ * answer within `sharedTimeoutMs`, the process keeps to `SHARED_FALLBACK_SHARE` of each window on its own
+ * (and still asks the backend with each grant), and keeps to it until the slots it granted alone have left
+ * their windows, so a few processes together stay within the site's limits while it is away.
  */
 import { SiteUnavailableError } from './errors.js';
 import type { BudgetWaitEvent, PhilomenaObserver } from './client-types.js';
 import type { RequestContext, RequestPriority } from './request-context.js';
+import type { SharedSlots, SharedWindow, SharedWindowName } from './shared-state.js';
 
 export interface WindowSpec {
   /** Requests allowed in any span of `windowMs`. */
@@ -64,6 +73,12 @@ export interface BudgetOptions {
   readonly clearTimer?: (handle: unknown) => void;
   /** Told how each request's wait ended (granted, refused, aborted) and how long it took. */
   readonly observer?: Pick<PhilomenaObserver, 'budgetWait'>;
+  /** The site's budget shared with the program's other processes; without it the process's own. */
+  readonly shared?: SharedSlots;
+  /** Longest wait for an answer of `shared`; past it the process goes on alone. Default 250 ms. */
+  readonly sharedTimeoutMs?: number;
+  /** After `shared` refused, how soon at most to ask again (a release elsewhere is not told). Default 100 ms. */
+  readonly sharedPollMs?: number;
 }
 
 export interface BudgetStats {
@@ -112,6 +127,8 @@ export const DEFAULT_OVERALL: WindowSpec = { limit: 30, windowMs: 5_000 };
 export const DEFAULT_SEARCH: WindowSpec = { limit: 20, windowMs: 10_000 };
 export const DEFAULT_AUTOCOMPLETE_LIMIT = 6;
 export const DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT = 4;
+/** With `shared` away, the share of each window (at least one slot) a process keeps to on its own. */
+export const SHARED_FALLBACK_SHARE = 0.25;
 
 /**
  * The classes that wait for a slot, in the order they are served. `autocomplete` is not here: it never
@@ -129,10 +146,14 @@ export function isSearchPath(path: string): boolean {
 interface Occupant {
   /** When it was released; undefined while in flight. */
   endedAt: number | undefined;
+  /** Granted while the shared backend was away, so no other process knows of it. */
+  readonly alone: boolean;
 }
 
 interface Window {
   readonly spec: WindowSpec;
+  /** The shared window it stands for, when the budget is shared. */
+  readonly name?: SharedWindowName;
   /** Never longer than `spec.limit`. */
   readonly occupants: Occupant[];
 }
@@ -165,8 +186,12 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   const maxQueuePerServer = options.maxQueuePerServer ?? Math.max(1, Math.floor(maxQueue / 2));
   const maxQueuePerMember = options.maxQueuePerMember ?? 5;
   const maxWaitMs = options.maxWaitMs ?? 15_000;
-  const overall: Window = { spec: checkSpec(options.overall ?? DEFAULT_OVERALL), occupants: [] };
-  const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), occupants: [] };
+  const overall: Window = {
+    spec: checkSpec(options.overall ?? DEFAULT_OVERALL),
+    name: 'overall',
+    occupants: [],
+  };
+  const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), name: 'search', occupants: [] };
   const autocompleteOverall: Window = {
     spec: {
       limit: checkShare('autocompleteLimit', options.autocompleteLimit ?? DEFAULT_AUTOCOMPLETE_LIMIT),
@@ -192,6 +217,15 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   let queued = 0;
   let inFlight = 0;
   let timer: { handle: unknown; at: number } | undefined;
+  const shared = options.shared;
+  const sharedTimeoutMs = options.sharedTimeoutMs ?? 250;
+  const sharedPollMs = options.sharedPollMs ?? 100;
+  /** A queued waiter's ask of `shared` is under way: the next waits for its answer. */
+  let asking = false;
+  /** The last ask of `shared` failed: the process keeps to its own share. */
+  let alone = false;
+  /** Until when a shared window that refused is not asked again. */
+  const blockedUntil = new Map<SharedWindowName, number>();
 
   /** Drops the occupants whose window has passed since their release. */
   function prune(window: Window, at: number): void {
@@ -229,7 +263,39 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   }
 
   function readyAt(windows: readonly Window[], at: number): number {
-    return Math.max(at, ...windows.map((w) => soonestRoom(w, at)));
+    return Math.max(at, ...windows.map((w) => soonestRoom(w, at)), ...windows.map(blockedAt));
+  }
+
+  function blockedAt(window: Window): number {
+    return window.name === undefined ? 0 : (blockedUntil.get(window.name) ?? 0);
+  }
+
+  /** The slots of `window` a process may hold while it serves on its own. */
+  function ownShare(window: Window): number {
+    return Math.max(1, Math.floor(window.spec.limit * SHARED_FALLBACK_SHARE));
+  }
+
+  /** The own share holds while the backend is away and while slots granted without it are in a window. */
+  function ownShareApplies(): boolean {
+    return alone || overall.occupants.some((o) => o.alone) || search.occupants.some((o) => o.alone);
+  }
+
+  /** Full for this process: no room, or (shared) at its own share while that applies. */
+  function isFull(window: Window): boolean {
+    if (!hasRoom(window)) return true;
+    return (
+      shared !== undefined &&
+      window.name !== undefined &&
+      ownShareApplies() &&
+      window.occupants.length >= ownShare(window)
+    );
+  }
+
+  /** Whether a request counting in `windows` may be granted (or, shared, asked for) now. */
+  function fits(windows: readonly Window[]): boolean {
+    if (shared === undefined) return windows.every(hasRoom);
+    const at = now();
+    return windows.every((w) => !isFull(w) && blockedAt(w) <= at);
   }
 
   function* waiters(): Generator<Waiter> {
@@ -259,18 +325,137 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   }
 
   function take(windows: readonly Window[]): BudgetSlot {
-    const occupant: Occupant = { endedAt: undefined };
+    return slotOf(occupy(windows, false), windows, undefined);
+  }
+
+  function occupy(windows: readonly Window[], byItself: boolean): Occupant {
+    const occupant: Occupant = { endedAt: undefined, alone: byItself };
     for (const window of windows) window.occupants.push(occupant);
     inFlight += 1;
+    return occupant;
+  }
+
+  /** Takes back an occupant nothing was sent for: its slots free at once. */
+  function vacate(occupant: Occupant, windows: readonly Window[]): void {
+    for (const window of windows) {
+      const index = window.occupants.indexOf(occupant);
+      if (index >= 0) window.occupants.splice(index, 1);
+    }
+    inFlight -= 1;
+  }
+
+  function slotOf(occupant: Occupant, windows: readonly Window[], sharedId: string | undefined): BudgetSlot {
     return {
       release() {
         if (occupant.endedAt !== undefined) return;
         occupant.endedAt = now();
         inFlight -= 1;
+        if (shared !== undefined && sharedId !== undefined) {
+          // Not given back: it stays occupied until its generous in-flight lifetime ends, which is safe.
+          shared.release(options.site, sharedWindowsOf(windows), sharedId).catch(() => undefined);
+        }
         // Nothing frees yet, but the expiry timer may now have something to wait for.
         drain();
       },
     };
+  }
+
+  function sharedWindowsOf(windows: readonly Window[]): SharedWindow[] {
+    const list: SharedWindow[] = [];
+    for (const { name, spec } of windows) {
+      if (name !== undefined) list.push({ name, limit: spec.limit, windowMs: spec.windowMs });
+    }
+    return list;
+  }
+
+  /** `shared.take`, bounded by `sharedTimeoutMs`; undefined when it failed or was late (a late slot is given back). */
+  async function askShared(
+    backend: SharedSlots,
+    list: readonly SharedWindow[],
+  ): Promise<Awaited<ReturnType<SharedSlots['take']>> | undefined> {
+    let late = false;
+    let handle: unknown;
+    const asked = backend.take(options.site, list);
+    const timeout = new Promise<undefined>((resolve) => {
+      handle = setTimer(() => {
+        late = true;
+        resolve(undefined);
+      }, sharedTimeoutMs);
+    });
+    try {
+      return await Promise.race([asked.catch(() => undefined), timeout]);
+    } finally {
+      clearTimer(handle);
+      asked.then(
+        (result) => {
+          if (late && result.ok) {
+            backend.release(options.site, list, result.id, { unused: true }).catch(() => undefined);
+          }
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  type Ask =
+    | { readonly granted: true; readonly occupant: Occupant; readonly sharedId: string | undefined }
+    | { readonly granted: false; readonly retryAfterMs: number };
+
+  /**
+   * Asks `shared` for a request counting in `windows` (which fit this process's own windows). Its own
+   * slot is held meanwhile, so nothing else takes it; a refusal gives it back and holds the full shared
+   * windows back until the backend's answer says one frees, at most `sharedPollMs`.
+   */
+  async function askFor(backend: SharedSlots, windows: readonly Window[]): Promise<Ask> {
+    const occupant = occupy(windows, false);
+    const list = sharedWindowsOf(windows);
+    const result = await askShared(backend, list);
+    if (result?.ok === true) {
+      alone = false;
+      return { granted: true, occupant, sharedId: result.id };
+    }
+    vacate(occupant, windows);
+    if (result !== undefined) {
+      alone = false;
+      const at = now();
+      const full = list.filter((w) => result.full.length === 0 || result.full.includes(w.name));
+      const wait = Math.max(1, Math.min(result.retryAfterMs, sharedPollMs));
+      for (const { name } of full) blockedUntil.set(name, Math.max(blockedUntil.get(name) ?? 0, at + wait));
+      // A slot still in flight elsewhere counts as ending now, so the figure is never too long.
+      const longest = Math.max(...full.map((w) => w.windowMs));
+      return { granted: false, retryAfterMs: Math.max(0, Math.min(result.retryAfterMs, longest)) };
+    }
+    // The backend is away: this process goes on with its own share of each window.
+    alone = true;
+    pruneAll(now());
+    if (fits(windows)) return { granted: true, occupant: occupy(windows, true), sharedId: undefined };
+    return { granted: false, retryAfterMs: retryAfter(windows) };
+  }
+
+  /** Shared: asks for the next waiter in fair order that fits, one ask at a time. */
+  function drainShared(backend: SharedSlots): void {
+    if (asking) return;
+    const waiter = nextToServe();
+    if (!waiter) return;
+    asking = true;
+    void askFor(backend, waiter.windows).then((ask) => {
+      asking = false;
+      if (ask.granted && waiter.settled) {
+        // It left (deadline, abort) while we asked: nothing was sent.
+        vacate(ask.occupant, waiter.windows);
+        if (ask.sharedId !== undefined) {
+          backend
+            .release(options.site, sharedWindowsOf(waiter.windows), ask.sharedId, { unused: true })
+            .catch(() => undefined);
+        }
+      } else if (ask.granted) {
+        dequeue(waiter, true);
+        waiter.settled = true;
+        waiter.cleanup();
+        waiter.resolve(slotOf(ask.occupant, waiter.windows, ask.sharedId));
+      }
+      drain();
+    });
   }
 
   function windowsFor(path: string, priority: RequestPriority): readonly Window[] {
@@ -334,7 +519,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     for (const servers of classes.values()) {
       for (const members of servers.values()) {
         for (const list of members.values()) {
-          const waiter = list.find((w) => w.windows.every(hasRoom));
+          const waiter = list.find((w) => fits(w.windows));
           if (waiter) return waiter;
         }
       }
@@ -349,6 +534,11 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
    */
   function drain(): void {
     pruneAll(now());
+    if (shared !== undefined) {
+      drainShared(shared);
+      schedule();
+      return;
+    }
     for (let waiter = nextToServe(); waiter; waiter = nextToServe()) {
       dequeue(waiter, true);
       waiter.settled = true;
@@ -360,10 +550,12 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
 
   /** Wakes the queue when the next released occupant of a full window expires (a release wakes it too). */
   function schedule(): void {
+    const at0 = now();
     const expiries = allWindows
-      .filter((w) => !hasRoom(w))
+      .filter(isFull)
       .map(nextExpiry)
-      .filter((at): at is number => at !== undefined);
+      .filter((at): at is number => at !== undefined)
+      .concat([...blockedUntil.values()].filter((at) => at > at0));
     if (queued === 0 || expiries.length === 0) {
       if (timer) clearTimer(timer.handle);
       timer = undefined;
@@ -412,6 +604,23 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     }
   }
 
+  /** Shared autocomplete: one ask if its share and windows have room, never a wait. */
+  async function acquireSharedAutocomplete(
+    backend: SharedSlots,
+    windows: readonly Window[],
+  ): Promise<BudgetSlot> {
+    const refused = (retryAfterMs: number): SiteUnavailableError => {
+      observe('autocomplete', 'refused', 0);
+      return exhausted(`request budget of ${options.site}: no autocomplete slot free now`, retryAfterMs);
+    };
+    if (!fits(windows)) throw refused(retryAfter(windows));
+    const askedAt = now();
+    const ask = await askFor(backend, windows);
+    if (!ask.granted) throw refused(ask.retryAfterMs);
+    observe('autocomplete', 'granted', now() - askedAt);
+    return slotOf(ask.occupant, windows, ask.sharedId);
+  }
+
   return {
     acquire(path, acquireOptions = {}) {
       const { signal, requester } = acquireOptions;
@@ -423,7 +632,11 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       const windows = windowsFor(path, priority);
       // Serve the queue first, so a newcomer never takes a slot an earlier waiter could use.
       drain();
-      if (windows.every(hasRoom)) {
+      if (shared !== undefined && priority === 'autocomplete') {
+        return acquireSharedAutocomplete(shared, windows);
+      }
+      // Shared, every other request queues: the queue asks the backend in fair order.
+      if (shared === undefined && windows.every(hasRoom)) {
         observe(priority, 'granted', 0);
         return Promise.resolve(take(windows));
       }
@@ -486,7 +699,9 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
           signal?.removeEventListener('abort', onAbort);
         };
         enqueue(waiter);
-        schedule();
+        // Shared, the queue asks the backend now (when no ask is under way).
+        if (shared === undefined) schedule();
+        else drain();
       });
     },
     stats() {

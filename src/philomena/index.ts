@@ -22,6 +22,7 @@ export {
   DEFAULT_OVERALL,
   DEFAULT_SEARCH,
   QUEUED_PRIORITIES,
+  SHARED_FALLBACK_SHARE,
 } from './budget.js';
 export type {
   AcquireOptions,
@@ -35,7 +36,14 @@ export { currentRequestContext, runWithRequestContext } from './request-context.
 export type { RequestContext, RequestPriority } from './request-context.js';
 export { createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
-export type { SharedSiteState, SiteHold } from './shared-state.js';
+export type {
+  SharedSiteState,
+  SharedSlots,
+  SharedTake,
+  SharedWindow,
+  SharedWindowName,
+  SiteHold,
+} from './shared-state.js';
 export { createTransport, defaultUserAgent, multipartFileBody, parseRetryAfter } from './transport.js';
 export type {
   MultipartFile,

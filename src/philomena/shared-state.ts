@@ -27,3 +27,42 @@ export interface SharedSiteState {
   /** What is in force for `site` now. */
   read(site: string): Promise<SiteHold>;
 }
+
+/**
+ * One site's request budget shared by every process (budget.ts `shared`): the budget's own queue still
+ * decides WHICH local waiter goes next, this decides WHETHER the process may send one more request now.
+ * A slot taken here counts in each of the windows given at once (a search in the overall and the search
+ * window), from its take until `windowMs` after its release, as budget.ts's own slots do. The app's
+ * implementation is src/shared/redis-budget-slots.ts.
+ *
+ * Every method may reject (the backend is away): the budget then keeps to a small share of each window on
+ * its own (`SHARED_FALLBACK_SHARE`), and asks the backend again with its next grant.
+ */
+export type SharedWindowName = 'overall' | 'search';
+
+export interface SharedWindow {
+  readonly name: SharedWindowName;
+  /** Requests allowed in any span of `windowMs`, by every process together. */
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export type SharedTake =
+  | { readonly ok: true; readonly id: string }
+  /** Some window is full: `retryAfterMs` until its first slot frees (long while they are all in flight). */
+  | { readonly ok: false; readonly retryAfterMs: number; readonly full: readonly SharedWindowName[] };
+
+export interface SharedSlots {
+  /** Atomically, a slot in every one of `windows` of `site`, or in none. */
+  take(site: string, windows: readonly SharedWindow[]): Promise<SharedTake>;
+  /**
+   * The request holding `id` is over: its slots free each window's `windowMs` from now. `unused`: nothing
+   * of it was sent, so they free at once.
+   */
+  release(
+    site: string,
+    windows: readonly SharedWindow[],
+    id: string,
+    options?: { readonly unused?: boolean },
+  ): Promise<void>;
+}
