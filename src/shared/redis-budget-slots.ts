@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SharedSlots, SharedTake, SharedWindow, SharedWindowName } from '../philomena/shared-state.js';
 import { REDIS_NAMESPACE } from '../store.js';
-import { createRedisHealth, type RedisScripting } from './redis-site-state.js';
+import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
 
 /** Redis's clock in ms, to the microsecond. */
 const NOW = `local t = redis.call('TIME')
@@ -86,17 +86,7 @@ export function createRedisBudgetSlots(options: RedisBudgetSlotsOptions): Shared
   const keysOf = (site: string, windows: readonly SharedWindow[]): string[] =>
     windows.map((w) => `${prefix}${site}:${w.name}`);
 
-  async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      const client = await options.client();
-      const reply = await client.eval(script, { keys, arguments: args });
-      health.ok();
-      return reply;
-    } catch (error) {
-      health.failed(error);
-      throw error;
-    }
-  }
+  const run = scriptRunner(options.client, health);
 
   return {
     async take(site, windows): Promise<SharedTake> {

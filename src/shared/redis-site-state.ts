@@ -68,6 +68,26 @@ export interface RedisSiteStateOptions {
   readonly prefix?: string;
 }
 
+/**
+ * Runs a Lua script on the shared Redis, telling `health` whether Redis answered (so an outage is one log
+ * line, and its end another); a failure is rethrown for the caller's local fallback.
+ */
+export function scriptRunner(
+  client: () => Promise<RedisScripting>,
+  health: RedisHealth,
+): (script: string, keys: string[], args: string[]) => Promise<unknown> {
+  return async (script, keys, args) => {
+    try {
+      const reply = await (await client()).eval(script, { keys, arguments: args });
+      health.ok();
+      return reply;
+    } catch (error) {
+      health.failed(error);
+      throw error;
+    }
+  };
+}
+
 export function createRedisSiteState(options: RedisSiteStateOptions): SharedSiteState {
   const prefix = options.prefix ?? `${REDIS_NAMESPACE}::site:`;
   const health = createRedisHealth(
@@ -77,17 +97,7 @@ export function createRedisSiteState(options: RedisSiteStateOptions): SharedSite
   );
   const keyOf = (site: string, what: 'paused' | 'open'): string => `${prefix}${site}:${what}`;
 
-  async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      const client = await options.client();
-      const reply = await client.eval(script, { keys, arguments: args });
-      health.ok();
-      return reply;
-    } catch (error) {
-      health.failed(error);
-      throw error;
-    }
-  }
+  const run = scriptRunner(options.client, health);
 
   const extend = async (key: string, ms: number): Promise<void> => {
     if (!(ms > 0)) return;
