@@ -47,9 +47,21 @@ interface DispatchRecord {
   readonly d: unknown;
 }
 
+/** `[shard_id, num_shards]` as IDENTIFY and READY carry it. */
+export type ShardPair = readonly [number, number];
+
+/** Discord's identify window: one IDENTIFY per bucket (`shard_id % max_concurrency`) per 5 s. */
+const IDENTIFY_WINDOW_MS = 5000;
+/**
+ * @discordjs/ws waits `resetsAt - Date.now()` (plus jitter) between IDENTIFYs of a bucket; Node timers
+ * may fire a millisecond early, so a margin this small keeps a compliant client clean.
+ */
+const IDENTIFY_TIMER_SLACK_MS = 5;
+
 interface Session {
   readonly id: string;
   readonly intents: number;
+  readonly shard: ShardPair;
   seq: number;
   readonly events: DispatchRecord[];
   connection: Connection | null;
@@ -67,6 +79,8 @@ interface Connection {
 export interface IdentifyRecord {
   readonly intents: number;
   readonly shard: unknown;
+  /** The shard id asked for (0 when IDENTIFY carried no `shard`), for the identify-limit tests. */
+  readonly shardId: number;
   readonly properties: unknown;
   readonly compress: boolean;
   readonly at: number;
@@ -78,13 +92,21 @@ export interface GatewayOptions {
   readonly allowMessageContentIntent: boolean;
   readonly allowGuildMembersIntent: boolean;
   readonly allowPresenceIntent: boolean;
+  /** The shard count IDENTIFY must name (what GET /gateway/bot recommends). */
+  readonly shardCount: number;
+  /** session_start_limit.max_concurrency: buckets of one IDENTIFY per 5 s. */
+  readonly maxConcurrency: number;
+  /** Whether a second IDENTIFY of a bucket within 5 s is refused. */
+  readonly identifyLimit: boolean;
+  /** Called for every IDENTIFY that starts a session (session_start_limit.remaining counts down). */
+  readonly onSessionStart: () => void;
   readonly newSessionId: () => string;
   /** ws:// URL (without query) the READY payload gives as resume_gateway_url. */
   readonly resumeUrl: () => string;
   /** READY's `d` for a new session. */
-  readonly readyPayload: (sessionId: string) => Record<string, unknown>;
-  /** Dispatches that follow READY (GUILD_CREATE ...), given the session's intents. */
-  readonly afterReady: (intents: number) => { t: string; d: unknown }[];
+  readonly readyPayload: (sessionId: string, shard: ShardPair) => Record<string, unknown>;
+  /** Dispatches that follow READY (GUILD_CREATE ...), given the session's intents and shard. */
+  readonly afterReady: (intents: number, shard: ShardPair) => { t: string; d: unknown }[];
   readonly violation: (v: Omit<Violation, 'at'>) => void;
   readonly now: () => number;
 }
@@ -93,8 +115,11 @@ export interface FakeGateway {
   /** Path prefix the gateway answers on (upgrade requests elsewhere are refused). */
   readonly path: string;
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Send an event to every live session; `build` returns null to skip a session (intents). */
-  dispatch(t: string, build: (intents: number) => unknown): void;
+  /**
+   * Send an event to every live session (of `shardId` when given); `build` returns null to skip a
+   * session (intents). Returns how many sessions it went to (0: no session holds that shard).
+   */
+  dispatch(t: string, build: (intents: number) => unknown, shardId?: number): number;
   /** Resolves once a session has been sent READY and what follows it (at once if one is live). */
   whenReady(): Promise<void>;
   /** Resolves at the next RESUMED. */
@@ -116,6 +141,8 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
   const closes: GatewayClose[] = [];
   const identifies: IdentifyRecord[] = [];
   const resumes: FakeGateway['resumes'] = [];
+  /** Identify bucket → time of its last accepted IDENTIFY. */
+  const lastIdentify = new Map<number, number>();
   let readyWaiters: (() => void)[] = [];
   let resumedWaiters: (() => void)[] = [];
 
@@ -190,9 +217,11 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
       return;
     }
     const intents = d['intents'];
+    const askedShard = d['shard'];
     identifies.push({
       intents: typeof intents === 'number' ? intents : -1,
-      shard: d['shard'],
+      shard: askedShard,
+      shardId: Array.isArray(askedShard) && typeof askedShard[0] === 'number' ? askedShard[0] : 0,
       properties: d['properties'],
       compress: d['compress'] === true,
       at: options.now(),
@@ -225,7 +254,15 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
       return;
     }
     const shard = d['shard'];
-    if (shard !== undefined && !(Array.isArray(shard) && shard[0] === 0 && shard[1] === 1)) {
+    const count = options.shardCount;
+    const shardOk = (value: unknown): value is [number, number] =>
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isInteger(value[0]) &&
+      value[1] === count &&
+      (value[0] as number) >= 0 &&
+      (value[0] as number) < count;
+    if (shard === undefined ? count !== 1 : !shardOk(shard)) {
       options.violation({
         kind: 'gateway',
         message: `IDENTIFY with shard ${JSON.stringify(shard)}`,
@@ -234,12 +271,36 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
       closeConnection(connection, 4010, 'Invalid shard.');
       return;
     }
+    const pair: ShardPair = shard === undefined ? [0, 1] : [(shard as number[])[0] ?? 0, count];
+    // The identify limit: one IDENTIFY per bucket per 5 s (max_concurrency buckets, so max_concurrency
+    // IDENTIFYs per 5 s overall). One more is closed with 4008 Rate limited: @discordjs/ws handles 4008 by
+    // destroying the shard with `recover: Reconnect` (a fresh IDENTIFY through its identify throttler),
+    // whereas 4009 Session timed out makes it try to RESUME a session that never existed.
+    const bucket = pair[0] % options.maxConcurrency;
+    const at = options.now();
+    const last = lastIdentify.get(bucket);
+    if (
+      options.identifyLimit &&
+      last !== undefined &&
+      at - last < IDENTIFY_WINDOW_MS - IDENTIFY_TIMER_SLACK_MS
+    ) {
+      options.violation({
+        kind: 'gateway',
+        message: `IDENTIFY of shard ${pair[0]} ${at - last} ms after the previous one of its bucket ${bucket} (max_concurrency ${options.maxConcurrency}: one per 5 s)`,
+        code: 4008,
+      });
+      closeConnection(connection, 4008, 'Rate limited.');
+      return;
+    }
+    lastIdentify.set(bucket, at);
+    options.onSessionStart();
     if (d['compress'] === true) {
       connection.enableIdentifyCompress();
     }
     const session: Session = {
       id: options.newSessionId(),
       intents,
+      shard: pair,
       seq: 0,
       events: [],
       connection,
@@ -247,8 +308,8 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
     };
     sessions.set(session.id, session);
     connection.session = session;
-    sendDispatch(session, 'READY', options.readyPayload(session.id));
-    for (const event of options.afterReady(intents)) sendDispatch(session, event.t, event.d);
+    sendDispatch(session, 'READY', options.readyPayload(session.id, pair));
+    for (const event of options.afterReady(intents, pair)) sendDispatch(session, event.t, event.d);
     const waiters = readyWaiters;
     readyWaiters = [];
     for (const resolve of waiters) resolve();
@@ -367,12 +428,16 @@ export function createFakeGateway(options: GatewayOptions): FakeGateway {
     handleUpgrade(request, socket, head) {
       wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
     },
-    dispatch(t, build) {
+    dispatch(t, build, shardId) {
+      let sent = 0;
       for (const session of sessions.values()) {
         if (session.invalid) continue;
+        if (shardId !== undefined && session.shard[0] !== shardId) continue;
+        sent += 1;
         const d = build(session.intents);
         if (d !== null) sendDispatch(session, t, d);
       }
+      return sent;
     },
     whenReady() {
       if (liveReady()) return Promise.resolve();

@@ -18,6 +18,16 @@
  * Messages, held by the owner), and members owner, `memberId` (plain member) and `otherMemberId`. A DM
  * channel (`dmChannelId`) with the plain member.
  *
+ * Shards: `startFakeDiscord({ shards: 2, maxConcurrency: 1, guilds: 4 })` recommends 2 shards in GET
+ * /gateway/bot and accepts IDENTIFY `shard: [id, 2]` only (else 4010). The world then holds `guilds`
+ * servers (default one per shard), built like `fake.guild` (which stays the first, on shard 0) with ids
+ * on shard `i % shards` (`fake.guilds[i].shard`); REST knows the channels of `fake.guild` only. A session's
+ * READY and GUILD_CREATEs cover its shard's guilds; interactions and MESSAGE_CREATE go to the session of
+ * the guild's shard (DMs to shard 0), and with no such session they are recorded in `undelivered`. At
+ * most one IDENTIFY per 5 s per bucket `shard_id % maxConcurrency`: one more is a 'gateway' violation
+ * closed with 4008 (`identifies` has each IDENTIFY's shard id and time); not checked by the default
+ * single-shard fake unless `identifyLimit: true`.
+ *
  * Events towards the bot: `sendCommand`, `sendAutocomplete`, `sendButton`, `sendMessageCommand` (message
  * context menu), `sendMessage` (MESSAGE_CREATE, content blanked unless the Message Content intent is
  * held, as Discord does). What the bot did: `requests` (every REST call), `violations` (every refusal real
@@ -54,10 +64,12 @@ import {
   memberPayload,
   memberPermissions,
   messagePayload,
+  shardOfGuild,
+  snowflakeOnShard,
   userOf,
   userPayload,
 } from './payloads.js';
-import type { ChannelRef } from './payloads.js';
+import type { ChannelRef, World } from './payloads.js';
 import { createFakeRest } from './rest.js';
 import { createState } from './state.js';
 import type { InjectRule, InteractionRecord, StoredCommand } from './state.js';
@@ -106,6 +118,47 @@ export interface FakeDiscordOptions {
   readonly heartbeatIntervalMs?: number;
   /** Clock used for every timing rule (default Date.now). */
   readonly now?: () => number;
+  /** Shard count GET /gateway/bot recommends and IDENTIFY must use (default 1). */
+  readonly shards?: number;
+  /** session_start_limit.max_concurrency (default 1). */
+  readonly maxConcurrency?: number;
+  /** Servers in the world (default: one per shard); server i is on shard i % shards. */
+  readonly guilds?: number;
+  /**
+   * Enforce the identify limit (one IDENTIFY per 5 s per bucket). Default: on when `shards` > 1 or
+   * `maxConcurrency` is given; off for the plain single-shard fake, whose suites restart a bot (a new
+   * discord.js client, hence a fresh identify throttler) against it within 5 s, as before.
+   */
+  readonly identifyLimit?: boolean;
+}
+
+/** One seeded server: `fake.guild` is `fake.guilds[0]`. */
+export interface FakeGuild {
+  readonly id: string;
+  readonly name: string;
+  /** `(id >> 22) % shards`: the shard whose session receives its events. */
+  readonly shard: number;
+  readonly ownerId: string;
+  readonly memberId: string;
+  readonly otherMemberId: string;
+  readonly roles: { readonly everyone: string; readonly bot: string; readonly moderators: string };
+  readonly channels: {
+    readonly category: string;
+    readonly plain: string;
+    readonly ageRestricted: string;
+    readonly threadInPlain: string;
+    readonly threadInAgeRestricted: string;
+    readonly forum: string;
+    readonly voice: string;
+  };
+}
+
+/** An event the fake would have dispatched, but no live session held its shard. */
+export interface UndeliveredEvent {
+  readonly t: string;
+  readonly shard: number;
+  readonly guildId: string | undefined;
+  readonly at: number;
 }
 
 export type ChannelTarget = ChannelRef | (string & {});
@@ -233,22 +286,12 @@ export interface FakeDiscord {
   readonly token: string;
   readonly applicationId: string;
   readonly botUserId: string;
-  readonly guild: {
-    readonly id: string;
-    readonly ownerId: string;
-    readonly memberId: string;
-    readonly otherMemberId: string;
-    readonly roles: { readonly everyone: string; readonly bot: string; readonly moderators: string };
-    readonly channels: {
-      readonly category: string;
-      readonly plain: string;
-      readonly ageRestricted: string;
-      readonly threadInPlain: string;
-      readonly threadInAgeRestricted: string;
-      readonly forum: string;
-      readonly voice: string;
-    };
-  };
+  /** The first server (on shard 0). */
+  readonly guild: FakeGuild;
+  /** Every seeded server, `guild` first. */
+  readonly guilds: readonly FakeGuild[];
+  /** Events not delivered because no session held their shard. */
+  readonly undelivered: readonly UndeliveredEvent[];
   readonly dmChannelId: string;
   whenReady(): Promise<void>;
   whenResumed(): Promise<void>;
@@ -298,13 +341,31 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const applicationId = options.applicationId ?? snowflake();
   const botUserId = options.botUserId ?? applicationId;
   const token = options.token ?? DEFAULT_TOKEN;
-  const world = createWorld({
-    snowflake,
-    botUserId,
-    botUsername: options.botUsername ?? 'philomena-bot',
-    botPermissions: options.botPermissions ?? DEFAULT_BOT_PERMISSIONS,
-    now,
-  });
+  const shards = options.shards ?? 1;
+  const maxConcurrency = options.maxConcurrency ?? 1;
+  if (!Number.isInteger(shards) || shards < 1) throw new Error(`fake Discord: shards ${shards}`);
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+    throw new Error(`fake Discord: maxConcurrency ${maxConcurrency}`);
+  }
+  const guildCount = options.guilds ?? shards;
+  const worlds: World[] = [];
+  for (let i = 0; i < guildCount; i += 1) {
+    worlds.push(
+      createWorld({
+        snowflake,
+        botUserId,
+        botUsername: options.botUsername ?? 'philomena-bot',
+        botPermissions: options.botPermissions ?? DEFAULT_BOT_PERMISSIONS,
+        now,
+        // One shard: the ids exactly as before (every guild is on shard 0).
+        ...(shards === 1 ? {} : { guildId: snowflakeOnShard(snowflake, i % shards, shards) }),
+        ...(i === 0 ? {} : { guildName: `Fake Guild ${i + 1}` }),
+      }),
+    );
+  }
+  const world = worlds[0] as World;
+  const shardOf = (guildId: string): number => shardOfGuild(guildId, shards);
+  const undelivered: UndeliveredEvent[] = [];
   const state = createState({
     token,
     applicationId,
@@ -313,6 +374,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     tokenLifetimeMs: options.tokenLifetimeMs ?? 15 * 60_000,
     now,
     snowflake,
+    shards,
+    maxConcurrency,
   });
   // Compile the schemas now, so that the first callback is not slowed by it.
   precompile([
@@ -334,16 +397,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     allowMessageContentIntent: options.allowMessageContentIntent ?? true,
     allowGuildMembersIntent: options.allowGuildMembersIntent ?? false,
     allowPresenceIntent: options.allowPresenceIntent ?? false,
+    shardCount: shards,
+    maxConcurrency,
+    identifyLimit: options.identifyLimit ?? (shards > 1 || options.maxConcurrency !== undefined),
+    onSessionStart: () => {
+      state.sessionStartsRemaining = Math.max(0, state.sessionStartsRemaining - 1);
+    },
     newSessionId: () => randomBytes(16).toString('hex'),
     resumeUrl: () => `ws://127.0.0.1:${port}/gateway/resume`,
-    readyPayload: (sessionId) => ({
+    readyPayload: (sessionId, shard) => ({
       v: 10,
       user: { ...userPayload(world.bot), verified: true, mfa_enabled: true, email: null },
-      guilds: [{ id: world.guildId, unavailable: true }],
+      guilds: worlds
+        .filter((w) => shardOf(w.guildId) === shard[0])
+        .map((w) => ({ id: w.guildId, unavailable: true })),
       session_id: sessionId,
       session_type: 'normal',
       resume_gateway_url: `ws://127.0.0.1:${port}/gateway/resume`,
-      shard: [0, 1],
+      shard: [...shard],
       application: { id: applicationId, flags: 1 << 19 },
       private_channels: [],
       presences: [],
@@ -354,8 +425,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       auth: {},
       _trace: ['["fake-discord",{"micros":0}]'],
     }),
-    afterReady: (intents) =>
-      (intents & INTENT_GUILDS) !== 0 ? [{ t: 'GUILD_CREATE', d: guildCreatePayload(world, now) }] : [],
+    afterReady: (intents, shard) =>
+      (intents & INTENT_GUILDS) === 0
+        ? []
+        : worlds
+            .filter((w) => shardOf(w.guildId) === shard[0])
+            .map((w) => ({ t: 'GUILD_CREATE', d: guildCreatePayload(w, now) })),
     violation: (v) => state.violation(v),
     now,
   });
@@ -380,12 +455,30 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   function channelIdOf(target: ChannelTarget): string {
     if (target in world.refs) return world.refs[target as keyof typeof world.refs];
-    if (target === world.dmChannelId || world.channels.has(target)) return target;
+    if (target === world.dmChannelId || worlds.some((w) => w.channels.has(target))) return target;
     throw new Error(`fake Discord: unknown channel ${target}`);
   }
 
-  function commandNamed(name: string, type: number): StoredCommand | undefined {
-    const guildList = state.guildCommands.get(world.guildId) ?? [];
+  /** The server a channel belongs to (the DM: the first world, whose plain member it is with). */
+  function worldOf(channelId: string): World {
+    return worlds.find((w) => w.channels.has(channelId)) ?? world;
+  }
+
+  /**
+   * Dispatch to the session holding the guild's shard (a DM: shard 0); with none, Discord would not
+   * deliver it either, so the fake records it in `undelivered`.
+   */
+  function dispatchToShard(
+    t: string,
+    guildId: string | undefined,
+    build: (intents: number) => unknown,
+  ): void {
+    const shard = guildId === undefined ? 0 : shardOf(guildId);
+    if (gateway.dispatch(t, build, shard) === 0) undelivered.push({ t, shard, guildId, at: now() });
+  }
+
+  function commandNamed(name: string, type: number, channelId: string): StoredCommand | undefined {
+    const guildList = state.guildCommands.get(worldOf(channelId).guildId) ?? [];
     return [...guildList, ...state.globalCommands].find((c) => c.name === name && c.type === type);
   }
 
@@ -511,13 +604,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     extra: { componentMessageId?: string; message?: Record<string, unknown> } = {},
   ): InteractionHandle {
     const channelId = channelIdOf(common.channel);
-    const userId = common.userId ?? world.dmUserId;
+    const w = worldOf(channelId);
+    const userId = common.userId ?? w.dmUserId;
     const inGuild = channelId !== world.dmChannelId;
     const id = snowflake();
     const interactionToken = `aW50ZXJhY3Rpb24${randomBytes(48).toString('base64url')}`;
-    const channel = world.channels.get(channelId);
+    const channel = w.channels.get(channelId);
     const memberPerms =
-      common.permissions === undefined ? memberPermissions(world, userId) : BigInt(common.permissions);
+      common.permissions === undefined ? memberPermissions(w, userId) : BigInt(common.permissions);
     const payload: Record<string, unknown> = {
       id,
       application_id: applicationId,
@@ -532,18 +626,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       channel:
         channel === undefined
           ? dmChannelPayload(world)
-          : { ...channelPayload(world, channel, now), permissions: memberPerms.toString() },
-      app_permissions: (inGuild ? memberPermissions(world, world.bot.id) : DM_APP_PERMISSIONS).toString(),
-      authorizing_integration_owners: inGuild ? { '0': world.guildId } : { '0': '0' },
+          : { ...channelPayload(w, channel, now), permissions: memberPerms.toString() },
+      app_permissions: (inGuild ? memberPermissions(w, w.bot.id) : DM_APP_PERMISSIONS).toString(),
+      authorizing_integration_owners: inGuild ? { '0': w.guildId } : { '0': '0' },
       context: inGuild ? 0 : 1,
     };
     if (inGuild) {
-      payload['guild_id'] = world.guildId;
+      payload['guild_id'] = w.guildId;
       payload['guild_locale'] = 'en-US';
-      payload['guild'] = { id: world.guildId, locale: 'en-US', features: [] };
-      payload['member'] = memberPayload(world, userId, { permissions: memberPerms });
+      payload['guild'] = { id: w.guildId, locale: 'en-US', features: [] };
+      payload['member'] = memberPayload(w, userId, { permissions: memberPerms });
     } else {
-      payload['user'] = userPayload(userOf(world, userId));
+      payload['user'] = userPayload(userOf(w, userId));
     }
     if (extra.message !== undefined) payload['message'] = extra.message;
     const record: InteractionRecord = {
@@ -551,7 +645,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       token: interactionToken,
       type,
       channelId,
-      guildId: inGuild ? world.guildId : undefined,
+      guildId: inGuild ? w.guildId : undefined,
       userId,
       dispatchedAt: now(),
       componentMessageId: extra.componentMessageId,
@@ -575,7 +669,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     record.deadline.unref();
     state.interactions.set(id, record);
     state.interactionsByToken.set(interactionToken, record);
-    gateway.dispatch('INTERACTION_CREATE', () => payload);
+    dispatchToShard('INTERACTION_CREATE', inGuild ? w.guildId : undefined, () => payload);
     return createHandle(record, payload);
   }
 
@@ -621,7 +715,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     const message: RecordedMessage = {
       id: snowflake(),
       channelId,
-      authorId: input.authorId ?? world.dmUserId,
+      authorId: input.authorId ?? worldOf(channelId).dmUserId,
       bot: false,
       content: input.content ?? '',
       embeds: [...(input.embeds ?? [])],
@@ -634,7 +728,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           : {
               message_id: input.replyTo,
               channel_id: channelId,
-              ...(channelId === world.dmChannelId ? {} : { guild_id: world.guildId }),
+              ...(channelId === world.dmChannelId ? {} : { guild_id: worldOf(channelId).guildId }),
             },
       attachments: (input.attachments ?? []).map((a) => ({ id: snowflake(), ...a })),
       interactionId: undefined,
@@ -651,35 +745,42 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const resolveUserMessage = (message: RecordedMessage): Record<string, unknown> =>
     messagePayload(world, message);
 
+  const guildOf = (w: World): FakeGuild => ({
+    id: w.guildId,
+    name: w.guildName,
+    shard: shardOf(w.guildId),
+    ownerId: w.ownerId,
+    memberId: w.dmUserId,
+    otherMemberId: [...w.users.values()].find((u) => u.username === 'other_member')?.id ?? '',
+    roles: { everyone: w.everyoneRoleId, bot: w.botRoleId, moderators: w.moderatorRoleId },
+    channels: {
+      category: w.refs.category,
+      plain: w.refs.plain,
+      ageRestricted: w.refs.ageRestricted,
+      threadInPlain: w.refs.threadInPlain,
+      threadInAgeRestricted: w.refs.threadInAgeRestricted,
+      forum: w.refs.forum,
+      voice: w.refs.voice,
+    },
+  });
+  const guilds = worlds.map(guildOf);
+
   const fake: FakeDiscord = {
     apiUrl: `${state.baseUrl}/api`,
     gatewayUrl: gatewayUrl(),
     token,
     applicationId,
     botUserId,
-    guild: {
-      id: world.guildId,
-      ownerId: world.ownerId,
-      memberId: world.dmUserId,
-      otherMemberId: [...world.users.values()].find((u) => u.username === 'other_member')?.id ?? '',
-      roles: { everyone: world.everyoneRoleId, bot: world.botRoleId, moderators: world.moderatorRoleId },
-      channels: {
-        category: world.refs.category,
-        plain: world.refs.plain,
-        ageRestricted: world.refs.ageRestricted,
-        threadInPlain: world.refs.threadInPlain,
-        threadInAgeRestricted: world.refs.threadInAgeRestricted,
-        forum: world.refs.forum,
-        voice: world.refs.voice,
-      },
-    },
+    guild: guilds[0] as FakeGuild,
+    guilds,
+    undelivered,
     dmChannelId: world.dmChannelId,
     whenReady: () => gateway.whenReady(),
     whenResumed: () => gateway.whenResumed(),
 
     sendCommand(opts) {
-      const command = commandNamed(opts.name, ApplicationCommandType.ChatInput);
       const channelId = channelIdOf(opts.channel);
+      const command = commandNamed(opts.name, ApplicationCommandType.ChatInput, channelId);
       const attachments = attachmentInputs(opts.attachments, channelId);
       const data: Record<string, unknown> = {
         id: command?.id ?? snowflake(),
@@ -699,7 +800,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
 
     sendAutocomplete(opts) {
-      const command = commandNamed(opts.name, ApplicationCommandType.ChatInput);
+      const command = commandNamed(opts.name, ApplicationCommandType.ChatInput, channelIdOf(opts.channel));
       const data: Record<string, unknown> = {
         id: command?.id ?? snowflake(),
         name: opts.name,
@@ -739,7 +840,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
                 id: interaction.id,
                 type: interaction.type,
                 user: userPayload(userOf(world, interaction.userId)),
-                authorizing_integration_owners: { '0': world.guildId },
+                authorizing_integration_owners: { '0': worldOf(message.channelId).guildId },
               },
             },
       );
@@ -752,8 +853,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
 
     sendMessageCommand(opts) {
-      const command = commandNamed(opts.name, ApplicationCommandType.Message);
       const channelId = channelIdOf(opts.channel);
+      const command = commandNamed(opts.name, ApplicationCommandType.Message, channelId);
       const existing =
         opts.targetMessage.id === undefined ? undefined : state.messages.get(opts.targetMessage.id);
       const target =
@@ -777,9 +878,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
     async sendMessage(opts) {
       const channelId = channelIdOf(opts.channel);
-      const authorId = opts.authorId ?? world.dmUserId;
-      if (opts.bot === true && !world.users.has(authorId)) {
-        world.users.set(authorId, { id: authorId, username: `bot_${authorId.slice(-4)}`, bot: true });
+      const w = worldOf(channelId);
+      const authorId = opts.authorId ?? w.dmUserId;
+      if (opts.bot === true && !w.users.has(authorId)) {
+        w.users.set(authorId, { id: authorId, username: `bot_${authorId.slice(-4)}`, bot: true });
       }
       const message = storeUserMessage(channelId, {
         content: opts.content,
@@ -789,19 +891,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         replyTo: opts.replyTo,
       });
       const inGuild = channelId !== world.dmChannelId;
-      const full = messagePayload(world, message);
+      const full = messagePayload(w, message);
       if (opts.bot === true) full['author'] = { ...(full['author'] as object), bot: true };
-      gateway.dispatch('MESSAGE_CREATE', (intents) => {
+      dispatchToShard('MESSAGE_CREATE', inGuild ? w.guildId : undefined, (intents) => {
         if ((intents & (inGuild ? INTENT_GUILD_MESSAGES : INTENT_DIRECT_MESSAGES)) === 0) return null;
         // Discord names the channel's type in every MESSAGE_CREATE (Message Create Extra Fields): a client
         // that has never seen a DM channel builds it from this and the author, as discord.js does.
         const d: Record<string, unknown> = {
           ...full,
-          channel_type: inGuild ? world.channels.get(channelId)?.type : ChannelType.DM,
+          channel_type: inGuild ? w.channels.get(channelId)?.type : ChannelType.DM,
         };
         if (inGuild) {
-          d['guild_id'] = world.guildId;
-          const member = memberPayload(world, authorId);
+          d['guild_id'] = w.guildId;
+          const member = memberPayload(w, authorId);
           delete member['user'];
           d['member'] = member;
         }
@@ -819,7 +921,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         replies: () =>
           state
             .messagesIn(channelId)
-            .filter((m) => m.authorId === world.bot.id && m.messageReference?.message_id === message.id),
+            .filter((m) => m.authorId === w.bot.id && m.messageReference?.message_id === message.id),
       };
     },
 

@@ -92,15 +92,34 @@ export interface World {
   readonly joinedAt: string;
 }
 
+/**
+ * A snowflake (from `snowflake`) moved a few milliseconds on so that its guild shard,
+ * `(id >> 22) % count`, is `shard`.
+ */
+export function snowflakeOnShard(snowflake: () => string, shard: number, count: number): string {
+  const id = BigInt(snowflake());
+  const n = BigInt(count);
+  const delta = (((BigInt(shard) - ((id >> 22n) % n)) % n) + n) % n;
+  return (id + (delta << 22n)).toString();
+}
+
+/** The shard a guild's events go to: `(guild_id >> 22) % num_shards`. */
+export function shardOfGuild(guildId: string, count: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(count));
+}
+
 export function createWorld(options: {
   snowflake: () => string;
+  /** Default: a fresh snowflake. */
+  guildId?: string;
+  guildName?: string;
   botUserId: string;
   botUsername: string;
   botPermissions: bigint;
   now: () => number;
 }): World {
   const id = options.snowflake;
-  const guildId = id();
+  const guildId = options.guildId ?? id();
   const owner: SeedUser = { id: id(), username: 'guild_owner', bot: false };
   const member: SeedUser = { id: id(), username: 'plain_member', bot: false };
   const other: SeedUser = { id: id(), username: 'other_member', bot: false };
@@ -134,7 +153,7 @@ export function createWorld(options: {
   ]);
   return {
     guildId,
-    guildName: 'Fake Guild',
+    guildName: options.guildName ?? 'Fake Guild',
     ownerId: owner.id,
     everyoneRoleId: guildId,
     botRoleId,

@@ -58,6 +58,11 @@ export interface FakeState {
   readonly tokenLifetimeMs: number;
   readonly now: () => number;
   readonly snowflake: () => string;
+  /** What GET /gateway/bot recommends: the shard count and session_start_limit.max_concurrency. */
+  readonly shards: number;
+  readonly maxConcurrency: number;
+  /** session_start_limit.remaining: 1000 a day, one less per IDENTIFY that starts a session. */
+  sessionStartsRemaining: number;
   baseUrl: string;
   readonly messages: Map<string, RecordedMessage>;
   readonly channelOrder: Map<string, string[]>;
@@ -88,10 +93,13 @@ export function createState(init: {
   tokenLifetimeMs: number;
   now: () => number;
   snowflake: () => string;
+  shards: number;
+  maxConcurrency: number;
 }): FakeState {
   const waiters = new Set<() => void>();
   const state: FakeState = {
     ...init,
+    sessionStartsRemaining: 1000,
     baseUrl: '',
     messages: new Map(),
     channelOrder: new Map(),
