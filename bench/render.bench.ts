@@ -8,9 +8,9 @@
  */
 import { createDescriptionMemo, imageCard } from '../src/render/image-card.js';
 import { boardMarkdownToDiscord } from '../src/render/board-markdown.js';
-import { visibleImageSchema } from '../src/philomena/schemas.js';
 import { knownSite } from '../src/philomena/sites.js';
 import { PATHOLOGICAL_SHAPES } from '../test/hostile/arbitraries.js';
+import { testImage } from '../test/support/images.js';
 import type { Bench, BenchRow } from './report.js';
 
 const LENGTH = 12_000;
@@ -21,38 +21,11 @@ const WARM_GOAL_MS = 5;
 const site = knownSite('derpibooru');
 
 function imageWith(description: string, id: number) {
-  return visibleImageSchema.parse({
-    id,
-    hidden_from_users: false,
-    aspect_ratio: 1,
-    comment_count: 0,
-    created_at: '2024-01-01T00:00:00Z',
-    updated_at: '2024-01-01T00:00:00Z',
-    first_seen_at: '2024-01-01T00:00:00Z',
-    description,
-    downvotes: 0,
-    upvotes: 0,
-    score: 0,
-    faves: 0,
-    format: 'png',
-    width: 1,
-    height: 1,
-    mime_type: 'image/png',
-    representations: Object.fromEntries(
-      ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((name) => [
-        name,
-        `https://derpicdn.net/img/${id}/${name}.png`,
-      ]),
-    ),
-    source_urls: ['https://example.test/art'],
-    spoilered: false,
-    tag_count: 2,
-    tag_ids: [1, 2],
-    tags: ['safe', 'artist:someone'],
-    thumbnails_generated: true,
-    view_url: `https://derpicdn.net/img/view/${id}.png`,
-    wilson_score: 0,
-  });
+  return testImage(
+    ['safe', 'artist:someone'],
+    { id, description, source_urls: ['https://example.test/art'], spoilered: false },
+    `https://derpicdn.net/img/${id}`,
+  );
 }
 
 /** Median milliseconds of `RUNS` calls of `run`. */

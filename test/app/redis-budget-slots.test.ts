@@ -5,39 +5,24 @@
  * once, the board never sees more than the limit in any span of the window; with Redis stopped each keeps
  * to a quarter of it on its own and says so in one line.
  */
-import type Keyv from 'keyv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
-import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
+import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { createRedisBudgetSlots } from '../../src/shared/redis-budget-slots.js';
 import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { closeStore, openStore } from '../../src/store.js';
+import { openStore } from '../../src/store.js';
 import { parseLogLines } from '../support/harness.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve } from '../philomena/local-server.js';
 
 const LIMIT = 4;
 const budgetBack = 'board request budget: Redis answers again, shared across processes once more';
 const WINDOW_MS = 500;
 
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const opened: { registry: ClientRegistry; store: Keyv }[] = [];
-afterEach(async () => {
-  for (const { registry, store } of opened.splice(0)) {
-    await registry.close({ force: true });
-    await closeStore(store).catch(() => undefined);
-  }
-  await closeServers();
-});
+const processes = useRedisProcesses();
+afterEach(closeServers);
 
 interface Arrival {
   readonly at: number;
@@ -77,7 +62,7 @@ function mostInAnySpan(times: readonly number[], spanMs: number): number {
 async function processOn(site: Site, name: string) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
-  const store = await openStore(redis.url);
+  const store = await openStore(processes.redis.url);
   const client = redisClientOfStore(store);
   if (client === undefined) throw new Error('a redis:// store has a Redis client');
   const registry = createClientRegistry({
@@ -93,7 +78,7 @@ async function processOn(site: Site, name: string) {
       shared: createRedisBudgetSlots({ client, logger }),
     },
   });
-  opened.push({ registry, store });
+  processes.track({ registry, store });
   return { name, client: registry.client(site), logs: () => parseLogLines(lines) };
 }
 
@@ -138,13 +123,13 @@ describe('one board budget across processes (Redis)', () => {
     const a = await processOn(site, 'process-a');
     const b = await processOn(site, 'process-b');
     await burst([a, b], 3);
-    await redis.shutdown();
+    await processes.redis.shutdown();
     const stoppedAt = performance.now();
     let during: { served: number };
     try {
       during = await burst([a, b], 5);
     } finally {
-      await redis.start();
+      await processes.redis.start();
     }
     expect(
       mostInAnySpan(

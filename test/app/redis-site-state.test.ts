@@ -4,34 +4,19 @@
  * Retry-After answered to one pauses the site for the other, a breaker opened by one makes the other
  * refuse at once, and with Redis stopped both go on serving on their own state, saying so in one line.
  */
-import type Keyv from 'keyv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
-import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
+import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { createRedisSiteState, redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { createStore } from '../../src/store.js';
 import { parseLogLines } from '../support/harness.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve, type Served, type Step } from '../philomena/local-server.js';
 
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const opened: { registry: ClientRegistry; store: Keyv }[] = [];
-afterEach(async () => {
-  for (const { registry, store } of opened.splice(0)) {
-    await registry.close({ force: true });
-    await closeStore(store).catch(() => undefined);
-  }
-  await closeServers();
-});
+const processes = useRedisProcesses();
+afterEach(closeServers);
 
 /** A board whose answer the test sets; it counts every request that arrives. */
 async function board(): Promise<{ served: Served; site: Site; answer: (step: Step) => void }> {
@@ -54,7 +39,7 @@ const status =
   };
 
 /** One bot process: its own store connection to the shared Redis, its own registry. */
-function processOn(site: Site, url = redis.url) {
+function processOn(site: Site, url = processes.redis.url) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
   const store = createStore(url);
@@ -68,7 +53,7 @@ function processOn(site: Site, url = redis.url) {
     transport: { maxAttempts: 1 },
     breaker: { failureThreshold: 2, coolDownMs: 1_000 },
   });
-  opened.push({ registry, store });
+  processes.track({ registry, store });
   return { registry, client: registry.client(site), logs: () => parseLogLines(lines) };
 }
 
@@ -79,8 +64,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createRedisSiteState', () => {
   it('GIVEN pauses and openings THEN they are plain keys under philomena-bot::site: whose PX is the time left, a longer one kept', async () => {
-    const store = createStore(redis.url);
-    opened.push({
+    const store = createStore(processes.redis.url);
+    processes.track({
       registry: createClientRegistry({
         defaultSite: resolveSite('derpibooru'),
         cache: store,
@@ -160,7 +145,7 @@ describe('one board pause and breaker across processes (Redis)', () => {
     const a = processOn(site);
     const b = processOn(site);
     await Promise.all([search(a), search(b)]);
-    await redis.shutdown();
+    await processes.redis.shutdown();
     try {
       for (let i = 0; i < 5; i += 1) {
         await expect(search(a)).resolves.toMatchObject({ total: 0 });
@@ -174,7 +159,7 @@ describe('one board pause and breaker across processes (Redis)', () => {
       await expect(search(a)).rejects.toBeInstanceOf(RateLimitedError);
       await expect(search(b)).resolves.toMatchObject({ total: 0 });
     } finally {
-      await redis.start();
+      await processes.redis.start();
     }
     for (const p of [a, b]) {
       const away = p.logs().filter((line) => String(line['msg']).includes('Redis unreachable'));

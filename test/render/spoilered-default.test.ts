@@ -10,40 +10,17 @@ import { visibleImageSchema } from '../../src/philomena/schemas.js';
 import { knownSite } from '../../src/philomena/sites.js';
 import { createDataset } from '../fakes/philomena/data.js';
 import { imageJson } from '../fakes/philomena/render.js';
+import { testImageJson } from '../support/images.js';
 import { philomenaFixture } from '../support/shared.js';
 
 const site = knownSite('derpibooru')!;
 
-const BOARD_IMAGE = {
-  id: 7,
-  hidden_from_users: false,
-  aspect_ratio: 1,
-  comment_count: 0,
-  created_at: '2024-01-01T00:00:00Z',
-  updated_at: '2024-01-01T00:00:00Z',
-  first_seen_at: '2024-01-01T00:00:00Z',
-  description: 'DESCRIPTION',
-  downvotes: 0,
-  upvotes: 0,
-  score: 0,
-  faves: 0,
-  format: 'png',
-  width: 1,
-  height: 1,
-  mime_type: 'image/png',
-  representations: Object.fromEntries(
-    ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((name) => [
-      name,
-      `https://derpicdn.net/img/7/${name}.png`,
-    ]),
-  ),
-  tag_count: 1,
-  tag_ids: [1],
-  tags: ['safe'],
-  thumbnails_generated: true,
-  view_url: 'https://derpicdn.net/img/view/7.png',
-  wilson_score: 0,
-};
+/** A board image as an older Philomena sends it: everything but `spoilered`. */
+const BOARD_IMAGE = testImageJson(
+  ['safe'],
+  { id: 7, description: 'DESCRIPTION' },
+  'https://derpicdn.net/img/7',
+);
 
 describe('an image without `spoilered`', () => {
   it('GIVEN a board image that leaves `spoilered` out THEN it reads as spoilered and its card shows no picture or description', () => {

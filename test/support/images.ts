@@ -4,15 +4,16 @@ import { visibleImageSchema, type VisibleImage } from '../../src/philomena/schem
 const REPRESENTATIONS = ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'];
 
 /**
- * An image carrying `tags`; `fields` override any field; representations are `${files}/<name>.png`.
- * Tag ids are the tags' positions (the board builds `tags` and `tag_ids` from one list).
+ * The board's JSON of an image carrying `tags`, before parsing; `fields` override any field;
+ * representations are `${files}/<name>.png`. Tag ids are the tags' positions (the board builds `tags` and
+ * `tag_ids` from one list). It leaves `spoilered` out unless `fields` set it.
  */
-export function testImage(
+export function testImageJson(
   tags: readonly string[],
   fields: Record<string, unknown> = {},
   files = 'https://cdn.test',
-): VisibleImage {
-  return visibleImageSchema.parse({
+): Record<string, unknown> {
+  return {
     id: 1,
     hidden_from_users: false,
     aspect_ratio: 1,
@@ -36,5 +37,14 @@ export function testImage(
     view_url: `${files}/v.png`,
     wilson_score: 0,
     ...fields,
-  });
+  };
+}
+
+/** `testImageJson` parsed as the client parses a board answer. */
+export function testImage(
+  tags: readonly string[],
+  fields: Record<string, unknown> = {},
+  files = 'https://cdn.test',
+): VisibleImage {
+  return visibleImageSchema.parse(testImageJson(tags, fields, files));
 }

@@ -8,6 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type Keyv from 'keyv';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { closeStore } from '../../src/store.js';
 
 const DEFAULT_BINARY = process.env['REDIS_SERVER'] ?? 'redis-server';
 const INSTALL_HINT = 'install it with `apt-get install redis-server` (.ci/run does this in CI)';
@@ -193,5 +196,39 @@ export async function startRedis(options: RedisOptions = {}): Promise<TestRedis>
       process.off('exit', killOnExit);
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A registry and its store, as one bot process holds them, closed after each test. */
+export interface ProcessParts {
+  readonly registry: { close(options?: { force?: boolean }): Promise<void> };
+  readonly store: Keyv;
+}
+
+/**
+ * One real Redis for a test file (started before its tests, stopped after) and the "processes" a test
+ * opens on it, closed after each test: `redis` is the server, `track` hands a process's parts over.
+ */
+export function useRedisProcesses(): { readonly redis: TestRedis; track(parts: ProcessParts): void } {
+  let redis: TestRedis | undefined;
+  const opened: ProcessParts[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    for (const { registry, store } of opened.splice(0)) {
+      await registry.close({ force: true });
+      await closeStore(store).catch(() => undefined);
+    }
+  });
+  return {
+    get redis() {
+      if (redis === undefined) throw new Error('the test Redis is not started yet (use it inside a test)');
+      return redis;
+    },
+    track: (parts) => opened.push(parts),
   };
 }
