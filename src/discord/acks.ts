@@ -56,7 +56,7 @@ export function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack):
 }
 
 /** A handler's body as sent: what it gave, plus nobody pinged. */
-function outgoing(body: MessageBody) {
+export function outgoing(body: MessageBody) {
   return {
     ...(body.content === undefined ? {} : { content: body.content }),
     ...(body.embeds === undefined ? {} : { embeds: [...body.embeds] }),

@@ -19,7 +19,7 @@ import type Keyv from 'keyv';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
-import { NO_MENTIONS } from '../render/index.js';
+import { outgoing } from './acks.js';
 import type { Command, ContextFactory, MessageAnswer, MessageHandler, RuntimeObserver } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
 import { createInFlightTracker } from './in-flight.js';
@@ -81,12 +81,8 @@ export interface Bot {
 
 /** Sends a message handler's answer as a reply that pings nobody, then hides the previews if it may. */
 async function sendAnswer(message: Message, answer: MessageAnswer, logger: Logger): Promise<void> {
-  await message.reply({
-    ...(answer.body.content === undefined ? {} : { content: answer.body.content }),
-    embeds: [...(answer.body.embeds ?? [])],
-    components: [...(answer.body.components ?? [])],
-    allowedMentions: { ...NO_MENTIONS, repliedUser: false },
-  });
+  const body = outgoing(answer.body);
+  await message.reply({ ...body, allowedMentions: { ...body.allowedMentions, repliedUser: false } });
   if (!answer.hidePreviews || !message.inGuild()) return;
   const me = message.guild.members.me;
   if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
