@@ -62,7 +62,7 @@ export default (async () => {
     host: '127.0.0.1',
     port: 0,
     registry: metrics.registry,
-    readiness: () => Promise.resolve({ ready: true, failed: [] }),
+    readiness: () => Promise.resolve({ ready: true, failed: [], shards: [{ shard: 0, ready: true }] }),
     logger: createLogger({ level: 'silent' }),
   });
   const url = `http://127.0.0.1:${server.port}/metrics`;

@@ -109,90 +109,144 @@ const discordApiUrl = z
     },
   );
 
-/** The environment, key by key: each blank, missing or wrong value becomes a problem on its own key. */
-const envSchema = z.object({
-  DISCORD_TOKEN: z.preprocess(blankIsUnset, z.string({ error: 'is required' })),
-  DISCORD_APPLICATION_ID: optional(snowflake),
-  DISCORD_API_URL: optional(discordApiUrl),
-  DISCORD_GUILD_ID: optional(snowflake),
-  BOORU_URL: z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .default('https://derpibooru.org')
-      .transform((value, ctx) => {
-        try {
-          return resolveSite(value);
-        } catch (error) {
-          // The value is not repeated: a secret pasted into the wrong variable must not reach the log.
-          const insecure = error instanceof SiteUrlError && error.problem === 'insecure';
-          ctx.addIssue({
-            code: 'custom',
-            message: insecure
-              ? 'must be https: plain http would send the API key and show every link in cleartext, so it is accepted only for a server on this machine or a private network (127.x, 10.x, 172.16-31.x, 192.168.x, localhost)'
-              : 'must be a known site name or an https URL',
-          });
-          return z.NEVER;
-        }
-      }),
-  ),
-  BOORU_API_KEY: optional(z.string()),
-  BOORU_FILTER_ID: optional(
-    z
-      .string()
-      .regex(/^\d{1,15}$/, 'must be a filter id (a positive whole number)')
-      .transform(Number)
-      .refine((n) => n > 0, 'must be a filter id (a positive whole number)'),
-  ),
-  STORE_URL: z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .default('sqlite://data/bot.sqlite')
-      // The store's own rule (store.ts), so the check and the store cannot disagree; never echoes the value,
-      // which may hold a Redis password.
-      .superRefine((value, ctx) => {
-        const problem = storeUrlProblem(value);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-      }),
-  ),
-  UNFURL: z.preprocess(
-    blankIsUnset,
-    z
-      .stringbool({
-        truthy: UNFURL_WORDS.map(([on]) => on),
-        falsy: UNFURL_WORDS.map(([, off]) => off),
-        error: `must be one of ${UNFURL_WORDS.map((pair) => pair.join('/')).join(', ')}`,
-      })
-      .default(true),
-  ),
-  COMMAND_RATE_LIMIT: rateLimit('5/10s', COMMAND_RATE_COUNT_MAX),
-  UNFURL_RATE_LIMIT: rateLimit('10/1m', UNFURL_RATE_COUNT_MAX),
-  LOG_LEVEL: z.preprocess(
-    (value) => {
-      const unset = blankIsUnset(value);
-      return typeof unset === 'string' ? unset.toLowerCase() : unset;
-    },
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-  ),
-  METRICS_PORT: optional(
-    z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= 65_535, 'must be a port number from 1 to 65535'),
-  ),
-  METRICS_HOST: z.preprocess(
-    blankIsUnset,
-    z
-      .string()
-      .regex(
-        /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$/,
-        'must be an IP address or a host name to bind to',
-      )
-      .default('127.0.0.1'),
-  ),
+/** Discord's own ceiling is far lower; this only stops a typo from starting a million connections. */
+export const SHARD_COUNT_MAX = 100_000;
+
+/**
+ * `SHARD_IDS`: shard ids and ranges, `0,1,2` or `0-3,8`, in any order; duplicates are a mistake. Checked
+ * against SHARD_COUNT in the object's own step (envSchema's superRefine).
+ */
+const shardIds = z.string().transform((value, ctx) => {
+  const ids: number[] = [];
+  for (const part of value.split(',')) {
+    const match = /^\s*(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?$/.exec(part);
+    const first = match ? Number(match[1]) : Number.NaN;
+    const last = match?.[2] === undefined ? first : Number(match[2]);
+    if (!match || last < first) {
+      ctx.addIssue({ code: 'custom', message: 'must be shard ids and ranges such as 0,1,2 or 0-3' });
+      return z.NEVER;
+    }
+    for (let id = first; id <= last; id += 1) ids.push(id);
+  }
+  if (new Set(ids).size !== ids.length) {
+    ctx.addIssue({ code: 'custom', message: 'names a shard twice' });
+    return z.NEVER;
+  }
+  return ids.sort((a, b) => a - b);
 });
+
+/** The environment, key by key: each blank, missing or wrong value becomes a problem on its own key. */
+const envSchema = z
+  .object({
+    DISCORD_TOKEN: z.preprocess(blankIsUnset, z.string({ error: 'is required' })),
+    DISCORD_APPLICATION_ID: optional(snowflake),
+    DISCORD_API_URL: optional(discordApiUrl),
+    DISCORD_GUILD_ID: optional(snowflake),
+    BOORU_URL: z.preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .default('https://derpibooru.org')
+        .transform((value, ctx) => {
+          try {
+            return resolveSite(value);
+          } catch (error) {
+            // The value is not repeated: a secret pasted into the wrong variable must not reach the log.
+            const insecure = error instanceof SiteUrlError && error.problem === 'insecure';
+            ctx.addIssue({
+              code: 'custom',
+              message: insecure
+                ? 'must be https: plain http would send the API key and show every link in cleartext, so it is accepted only for a server on this machine or a private network (127.x, 10.x, 172.16-31.x, 192.168.x, localhost)'
+                : 'must be a known site name or an https URL',
+            });
+            return z.NEVER;
+          }
+        }),
+    ),
+    BOORU_API_KEY: optional(z.string()),
+    BOORU_FILTER_ID: optional(
+      z
+        .string()
+        .regex(/^\d{1,15}$/, 'must be a filter id (a positive whole number)')
+        .transform(Number)
+        .refine((n) => n > 0, 'must be a filter id (a positive whole number)'),
+    ),
+    STORE_URL: z.preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .default('sqlite://data/bot.sqlite')
+        // The store's own rule (store.ts), so the check and the store cannot disagree; never echoes the value,
+        // which may hold a Redis password.
+        .superRefine((value, ctx) => {
+          const problem = storeUrlProblem(value);
+          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    ),
+    UNFURL: z.preprocess(
+      blankIsUnset,
+      z
+        .stringbool({
+          truthy: UNFURL_WORDS.map(([on]) => on),
+          falsy: UNFURL_WORDS.map(([, off]) => off),
+          error: `must be one of ${UNFURL_WORDS.map((pair) => pair.join('/')).join(', ')}`,
+        })
+        .default(true),
+    ),
+    COMMAND_RATE_LIMIT: rateLimit('5/10s', COMMAND_RATE_COUNT_MAX),
+    UNFURL_RATE_LIMIT: rateLimit('10/1m', UNFURL_RATE_COUNT_MAX),
+    LOG_LEVEL: z.preprocess(
+      (value) => {
+        const unset = blankIsUnset(value);
+        return typeof unset === 'string' ? unset.toLowerCase() : unset;
+      },
+      z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+    METRICS_PORT: optional(
+      z
+        .string()
+        .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 65_535, 'must be a port number from 1 to 65535'),
+    ),
+    METRICS_HOST: z.preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .regex(
+          /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$/,
+          'must be an IP address or a host name to bind to',
+        )
+        .default('127.0.0.1'),
+    ),
+    SHARD_COUNT: optional(
+      z
+        .string()
+        .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${SHARD_COUNT_MAX}`)
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= SHARD_COUNT_MAX, `must be a whole number from 1 to ${SHARD_COUNT_MAX}`),
+    ),
+    SHARD_IDS: optional(shardIds),
+  })
+  .superRefine((env, ctx) => {
+    if (env.SHARD_IDS === undefined) return;
+    if (env.SHARD_COUNT === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SHARD_IDS'],
+        message: 'needs SHARD_COUNT (every process must agree on it)',
+      });
+      return;
+    }
+    const count = env.SHARD_COUNT;
+    if (env.SHARD_IDS.some((id) => id >= count)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SHARD_IDS'],
+        message: `names a shard ${count} or above: ids run from 0 to SHARD_COUNT - 1`,
+      });
+    }
+  });
 
 /** The environment checked, then named as the code reads it. */
 export const configSchema = envSchema.transform((env) => ({
@@ -220,6 +274,17 @@ export const configSchema = envSchema.transform((env) => ({
   metricsPort: env.METRICS_PORT,
   /** The address the metrics server binds to (default 127.0.0.1: this machine only). */
   metricsHost: env.METRICS_HOST,
+  /**
+   * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
+   * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).
+   */
+  shards:
+    env.SHARD_COUNT === undefined
+      ? ('auto' as const)
+      : {
+          count: env.SHARD_COUNT,
+          ids: env.SHARD_IDS ?? Array.from({ length: env.SHARD_COUNT }, (_, id) => id),
+        },
 }));
 
 /** The validated settings, in the shape the schema's last step gives them. */
@@ -248,6 +313,10 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
     'for example METRICS_PORT=9464 to serve /healthz, /readyz and /metrics, or leave it blank for no metrics server',
   METRICS_HOST:
     'for example METRICS_HOST=127.0.0.1 (this machine only, the default) or 0.0.0.0 (every interface, for a scraper elsewhere)',
+  SHARD_COUNT:
+    'for example SHARD_COUNT=4 (the same in every process of the bot), or leave it blank for the count Discord recommends (README, "Running at scale")',
+  SHARD_IDS:
+    'for example SHARD_IDS=0,1 with SHARD_COUNT=4 in one process and SHARD_IDS=2,3 in the other, or leave it blank for every shard',
 };
 
 /** The config from an environment (`process.env` after `.env` was loaded). Throws ConfigError listing every problem. */

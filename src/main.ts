@@ -12,6 +12,7 @@ import { createLogger } from './logger.js';
 import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
 import { createRedisBudgetSlots } from './shared/redis-budget-slots.js';
+import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
 import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
 import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
@@ -101,6 +102,13 @@ async function main(): Promise<void> {
     store,
     ...features,
     ...(metrics === undefined ? {} : { observer: metrics.runtime }),
+    // Shards over several processes (SHARD_IDS) identify one bucket at a time across all of them.
+    ...(redisClient === undefined
+      ? {}
+      : {
+          identify: (maxConcurrency: number) =>
+            createRedisIdentifyThrottle({ client: redisClient, logger, maxConcurrency }),
+        }),
   });
   let metricsServer: MetricsServer | undefined;
   if (metrics !== undefined && config.metricsPort !== undefined) {

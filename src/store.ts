@@ -6,6 +6,7 @@
  * on it. `startStoreSweeper` deletes expired entries, which neither keyv nor its SQLite adapter ever does
  * for a key nobody reads again; Redis expires them itself.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import KeyvRedis, { createClient } from '@keyv/redis';
@@ -169,14 +170,16 @@ async function probe(store: Keyv): Promise<void> {
   };
   store.on('error', onError);
   try {
+    // A key of its own: processes starting together on one Redis must not read or delete each other's.
+    const key = `${PROBE_KEY}:${randomUUID()}`;
     const value = Date.now();
-    const written = await store.set(PROBE_KEY, value);
-    const read: unknown = written === false ? undefined : await store.get(PROBE_KEY);
+    const written = await store.set(key, value, 60_000);
+    const read: unknown = written === false ? undefined : await store.get(key);
     if (read !== value) {
       if (failure instanceof Error) throw failure;
       throw new Error(failure === undefined ? 'a value written could not be read back' : String(failure));
     }
-    await store.delete(PROBE_KEY);
+    await store.delete(key);
   } finally {
     store.off('error', onError);
   }

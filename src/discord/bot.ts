@@ -11,6 +11,7 @@ import {
   Events,
   PermissionFlagsBits,
   RESTEvents,
+  Status,
   type Client,
   type ClientOptions,
   type Message,
@@ -22,6 +23,7 @@ import { runWithRequestContext } from '../philomena/request-context.js';
 import { outgoing } from './acks.js';
 import type { Command, ContextFactory, MessageAnswer, MessageHandler, RuntimeObserver } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
+import type { IdentifyThrottlerFactory } from './identify.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
@@ -47,6 +49,14 @@ export interface BotDeps<C> {
   readonly autocompleteTimeoutMs?: number;
   /** Told of interactions (acknowledged, answered) and Discord rate limits, for metrics; default nobody. */
   readonly observer?: RuntimeObserver;
+  /** Identifies spaced with the bot's other processes (shards over processes); default per process. */
+  readonly identify?: IdentifyThrottlerFactory;
+}
+
+/** One owned gateway shard and whether it is connected and ready. */
+export interface ShardState {
+  readonly shard: number;
+  readonly ready: boolean;
 }
 
 /** One gateway shard's heartbeat round trip, as discord.js last measured it. */
@@ -73,8 +83,10 @@ export interface Bot {
   stop(options?: StopOptions): Promise<StopResult>;
   /** Interactions and unfurls being handled right now. */
   readonly inFlight: number;
-  /** Connected to Discord and ready, and not stopping: what a readiness check asks. */
+  /** Every owned shard connected and ready, and not stopping: what a readiness check asks. */
   readonly ready: boolean;
+  /** The shards this process owns (SHARD_IDS, or all) and which are ready; none before the first login. */
+  shardStates(): readonly ShardState[];
   /** Each shard's last heartbeat round trip (none while not connected). */
   gatewayPings(): readonly ShardPing[];
 }
@@ -169,6 +181,8 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     readChat: config.unfurl,
     logger,
     attach,
+    shards: config.shards,
+    ...(deps.identify === undefined ? {} : { identify: deps.identify }),
     ...(deps.clientOptions === undefined ? {} : { clientOptions: deps.clientOptions }),
   });
 
@@ -193,13 +207,24 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     }
   }
 
+  function shardStates(): ShardState[] {
+    const client = session.client;
+    if (client === undefined) return [];
+    const owned = client.options.shards;
+    const ids = Array.isArray(owned) ? owned : [...client.ws.shards.keys()];
+    return ids.map((id) => ({ shard: id, ready: client.ws.shards.get(id)?.status === Status.Ready }));
+  }
+
   return {
     get inFlight() {
       return inFlight.size;
     },
     get ready() {
-      return !draining && session.client?.isReady() === true;
+      if (draining || session.client?.isReady() !== true) return false;
+      const states = shardStates();
+      return states.length > 0 && states.every((state) => state.ready);
     },
+    shardStates,
     gatewayPings() {
       const client = session.client;
       if (client === undefined) return [];
@@ -211,7 +236,16 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       await session.connect();
       const client = session.client;
       if (client) await register(client);
-      logger.info({ unfurl: session.readingChat, site: config.site.id, user: client?.user?.id }, 'bot ready');
+      logger.info(
+        {
+          unfurl: session.readingChat,
+          site: config.site.id,
+          user: client?.user?.id,
+          shards: shardStates().map((state) => state.shard),
+          shardCount: client?.options.shardCount,
+        },
+        'bot ready',
+      );
     },
     async stop(options = {}) {
       draining = true;

@@ -12,12 +12,20 @@ import {
   type User,
 } from 'discord.js';
 import { NO_MENTIONS } from '../render/mentions.js';
+import type { IdentifyThrottlerFactory } from './identify.js';
+
+/** 'auto': every shard Discord recommends, in this process; else `ids` of `count` (SHARD_IDS, SHARD_COUNT). */
+export type ShardChoice = 'auto' | { readonly ids: readonly number[]; readonly count: number };
 
 export interface ClientOptionsInput {
   /** Read chat for links: needs GuildMessages, MessageContent, and DMs. */
   readonly unfurl: boolean;
   /** REST base (DISCORD_API_URL), e.g. a local Discord in tests. */
   readonly apiUrl?: string | undefined;
+  /** Which gateway shards to connect; default 'auto'. */
+  readonly shards?: ShardChoice;
+  /** Identifies spaced by a throttle shared with the bot's other processes; default discord.js's own. */
+  readonly identify?: IdentifyThrottlerFactory | undefined;
 }
 
 export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
@@ -31,9 +39,12 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
   }
   return {
     intents,
-    // Discord refuses one connection for 2,500 servers or more (close 4011): take the shard count it
-    // recommends in /gateway/bot. A bot in few servers gets one shard, as before.
-    shards: 'auto',
+    // Discord refuses one connection for 2,500 servers or more (close 4011): by default take the shard
+    // count it recommends in /gateway/bot (a bot in few servers gets one shard). Several processes each
+    // connect their own SHARD_IDS of one SHARD_COUNT.
+    ...(input.shards === undefined || input.shards === 'auto'
+      ? { shards: 'auto' as const }
+      : { shards: [...input.shards.ids], shardCount: input.shards.count }),
     // DM channels are not cached: without the Channel partial discord.js drops DM messages.
     partials: input.unfurl ? [Partials.Channel] : [],
     allowedMentions: { ...NO_MENTIONS, repliedUser: false },
@@ -70,5 +81,18 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
       threads: { interval: 3600, lifetime: 3600 },
     },
     ...(input.apiUrl === undefined ? {} : { rest: { api: input.apiUrl } }),
+    ...(input.identify === undefined
+      ? {}
+      : { ws: { buildIdentifyThrottler: identifyBuilder(input.identify) } }),
+  };
+}
+
+/** discord.js's `ws.buildIdentifyThrottler`: the factory, told the `max_concurrency` Discord gives. */
+function identifyBuilder(
+  factory: IdentifyThrottlerFactory,
+): NonNullable<NonNullable<ClientOptions['ws']>['buildIdentifyThrottler']> {
+  return async (manager) => {
+    const info = await manager.fetchGatewayInformation();
+    return factory(info.session_start_limit.max_concurrency);
   };
 }

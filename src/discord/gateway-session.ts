@@ -7,7 +7,8 @@
  */
 import { Client, Events, GatewayCloseCodes, type ClientOptions } from 'discord.js';
 import type { Logger } from '../logger.js';
-import { discordClientOptions } from './client-options.js';
+import { discordClientOptions, type ShardChoice } from './client-options.js';
+import type { IdentifyThrottlerFactory } from './identify.js';
 
 export const DISALLOWED_INTENTS_LINE =
   'Discord refused the Message Content intent (gateway close 4014): enable the Message Content intent in the Developer Portal (your application → Bot → Privileged Gateway Intents) or set UNFURL=off. Running on without link unfurling.';
@@ -23,6 +24,10 @@ export interface GatewaySessionOptions {
   /** Ask for Message Content (to read chat); dropped for good after a 4014. */
   readonly readChat: boolean;
   readonly logger: Logger;
+  /** The gateway shards to connect (SHARD_IDS of SHARD_COUNT); default every recommended one. */
+  readonly shards?: ShardChoice;
+  /** A throttle shared with the bot's other processes; default discord.js's own, per process. */
+  readonly identify?: IdentifyThrottlerFactory;
   /** Merged over the bot's own discord.js options (tests: timeouts, REST tuning). */
   readonly clientOptions?: Partial<ClientOptions>;
   /** Attaches the bot's listeners to each new client; `readChat` says whether it gets messages. */
@@ -56,7 +61,12 @@ export function createGatewaySession(options: GatewaySessionOptions): GatewaySes
 
   function makeClient(): Client {
     const made = new Client({
-      ...discordClientOptions({ unfurl: readChat, apiUrl: options.apiUrl }),
+      ...discordClientOptions({
+        unfurl: readChat,
+        apiUrl: options.apiUrl,
+        ...(options.shards === undefined ? {} : { shards: options.shards }),
+        identify: options.identify,
+      }),
       ...options.clientOptions,
     });
     options.attach(made, readChat);

@@ -21,7 +21,7 @@ export interface ServeMetricsOptions {
   readonly logger: Logger;
   readonly store: Keyv;
   readonly registry: ClientRegistry;
-  readonly bot: Pick<Bot, 'ready' | 'gatewayPings'>;
+  readonly bot: Pick<Bot, 'ready' | 'gatewayPings' | 'shardStates'>;
   /** True from the moment the process begins to stop. */
   readonly shuttingDown: () => boolean;
 }
@@ -44,6 +44,7 @@ export async function serveMetrics(
       registry: metrics.registry,
       readiness: createReadiness({
         discordReady: () => bot.ready,
+        shards: () => bot.shardStates(),
         storeAnswers: createStoreProbe(options.store),
         shuttingDown: options.shuttingDown,
       }),

@@ -3,6 +3,7 @@
  * (it can serve: Discord ready, the store answering, not shutting down) and `/metrics` (Prometheus text).
  * Plain node:http, GET and HEAD only; nothing here reads a request body or echoes the request.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Keyv from 'keyv';
@@ -16,11 +17,15 @@ export interface ReadinessReport {
   readonly ready: boolean;
   /** The checks that failed, in a fixed order (empty when ready). */
   readonly failed: readonly ReadinessCheck[];
+  /** The gateway shards this process owns, each with whether it is ready (SHARD_IDS, or all). */
+  readonly shards: readonly { readonly shard: number; readonly ready: boolean }[];
 }
 
 export interface ReadinessSources {
-  /** The Discord connection is ready (the bot's `ready`). */
+  /** The Discord connection is ready: every owned shard (the bot's `ready`). */
   readonly discordReady: () => boolean;
+  /** The owned shards and which are ready, shown in the report; default none listed. */
+  readonly shards?: () => readonly { readonly shard: number; readonly ready: boolean }[];
   /** Resolves when the store answers; rejects or resolves false otherwise. */
   readonly storeAnswers: () => Promise<boolean>;
   /** The process is stopping (a signal came): readiness goes at once, before the drain ends. */
@@ -34,7 +39,8 @@ export function createReadiness(sources: ReadinessSources): () => Promise<Readin
     const store = await sources.storeAnswers().catch(() => false);
     if (!store) failed.push('store');
     if (sources.shuttingDown()) failed.push('shutdown');
-    return { ready: failed.length === 0, failed };
+    const shards = sources.shards?.() ?? [];
+    return { ready: failed.length === 0, failed, shards };
   };
 }
 
@@ -49,6 +55,8 @@ export function createStoreProbe(store: Keyv, options: { readonly timeoutMs?: nu
   const timeoutMs = options.timeoutMs ?? 2_000;
   let running: Promise<boolean> | undefined;
   let sequence = 0;
+  // One key per process: processes sharing a Redis would otherwise read each other's value and fail.
+  const key = `${PROBE_KEY}:${randomUUID()}`;
 
   async function probe(): Promise<boolean> {
     sequence += 1;
@@ -58,8 +66,8 @@ export function createStoreProbe(store: Keyv, options: { readonly timeoutMs?: nu
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
     const check = (async () => {
-      await store.set(PROBE_KEY, value, 60_000);
-      return (await store.get(PROBE_KEY)) === value;
+      await store.set(key, value, 60_000);
+      return (await store.get(key)) === value;
     })();
     try {
       return await Promise.race([check.catch(() => false), timeout]);

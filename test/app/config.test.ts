@@ -312,6 +312,42 @@ describe('loadConfig', () => {
     },
   );
 
+  it('GIVEN no SHARD_COUNT THEN the process connects every shard Discord recommends', () => {
+    expect(loadConfig(base).shards).toBe('auto');
+    expect(loadConfig({ ...base, SHARD_COUNT: ' ', SHARD_IDS: '' }).shards).toBe('auto');
+  });
+
+  it('GIVEN SHARD_COUNT alone THEN this process connects all of them', () => {
+    expect(loadConfig({ ...base, SHARD_COUNT: '3' }).shards).toEqual({ count: 3, ids: [0, 1, 2] });
+  });
+
+  it('GIVEN SHARD_IDS as ids and ranges THEN they are read sorted, within SHARD_COUNT', () => {
+    expect(loadConfig({ ...base, SHARD_COUNT: '16', SHARD_IDS: '8, 0-2,15' }).shards).toEqual({
+      count: 16,
+      ids: [0, 1, 2, 8, 15],
+    });
+  });
+
+  it.each([
+    [
+      { SHARD_IDS: '0,1' },
+      /^SHARD_IDS needs SHARD_COUNT \(every process must agree on it\): for example SHARD_IDS=0,1/,
+    ],
+    [
+      { SHARD_IDS: '0,2', SHARD_COUNT: '2' },
+      /^SHARD_IDS names a shard 2 or above: ids run from 0 to SHARD_COUNT - 1/,
+    ],
+    [{ SHARD_IDS: '0,0', SHARD_COUNT: '2' }, /^SHARD_IDS names a shard twice/],
+    [{ SHARD_IDS: '3-1', SHARD_COUNT: '4' }, /^SHARD_IDS must be shard ids and ranges such as 0,1,2 or 0-3/],
+    [{ SHARD_IDS: 'one', SHARD_COUNT: '4' }, /^SHARD_IDS must be shard ids and ranges/],
+    [{ SHARD_COUNT: '0' }, /^SHARD_COUNT must be a whole number from 1 to 100000: for example SHARD_COUNT=4/],
+    [{ SHARD_COUNT: 'auto' }, /^SHARD_COUNT must be a whole number/],
+  ])('GIVEN %o THEN one problem says what is wrong with the shards and how to fix it', (env, message) => {
+    const problems = problemsOf({ ...base, ...env });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
   it.each(['http://0.0.0.0', '1.2.3.4:80', 'host name', '/tmp/sock'])(
     'GIVEN METRICS_HOST=%s THEN one problem says what to bind to',
     (value) => {

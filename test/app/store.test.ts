@@ -83,8 +83,11 @@ describe('openStore', () => {
     const file = path.join(tempDir(), 'deeper', 'bot.sqlite');
     const store = await openStore(`sqlite://${file}`);
     expect(existsSync(file)).toBe(true);
-    expect(await store.get('store:probe')).toBeUndefined();
     await store.set('settings:1', { filterId: 56027 });
+    const keys: string[] = [];
+    for await (const [key] of store.iterator?.(undefined) ?? []) keys.push(String(key));
+    // The iterator sees the store's keys (settings:1), and no probe key among them.
+    expect(keys).toEqual(['settings:1']);
     await closeStore(store);
     const reopened = await openStore(`sqlite://${file}`);
     expect(await reopened.get('settings:1')).toEqual({ filterId: 56027 });
