@@ -12,6 +12,7 @@ import { createLogger } from './logger.js';
 import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
 import { createRedisBudgetSlots } from './shared/redis-budget-slots.js';
+import { createRedisFlights } from './shared/redis-flights.js';
 import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
 import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
 import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
@@ -64,9 +65,9 @@ async function main(): Promise<void> {
   // Metrics only when an operator asked for them (METRICS_PORT): their observers go to every layer.
   const metrics = config.metricsPort === undefined ? undefined : createBotMetrics();
   let shuttingDown = false;
-  // With a Redis store, every process of the bot shares each site's Retry-After pause, breaker and request
-  // budget through it (on the store's own connection); with SQLite or memory the process is alone and keeps
-  // its own.
+  // With a Redis store, every process of the bot shares each site's Retry-After pause, breaker, request
+  // budget and in-flight requests (one board call for identical requests of any process) through it, on
+  // the store's own connection; with SQLite or memory the process is alone and keeps its own.
   const redisClient = redisClientOfStore(store);
   const shared =
     redisClient === undefined ? undefined : createRedisSiteState({ client: redisClient, logger });
@@ -79,7 +80,10 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { shared }),
     ...(redisClient === undefined
       ? {}
-      : { budget: { shared: createRedisBudgetSlots({ client: redisClient, logger }) } }),
+      : {
+          budget: { shared: createRedisBudgetSlots({ client: redisClient, logger }) },
+          flights: createRedisFlights({ client: redisClient, logger }),
+        }),
     ...(metrics === undefined ? {} : { observer: metrics.philomena }),
   });
   void checkBoardSettings({

@@ -3,7 +3,9 @@
  * cache anyway, so the lifetimes are ours (table below). Three layers:
  *
  * 1. in-flight: identical concurrent calls share one upstream request (an entry lives only while its
- *    request runs, so the map is bounded by the number of distinct requests in flight);
+ *    request runs, so the map is bounded by the number of distinct requests in flight); with `flights`
+ *    (shared-state.ts), identical requests of other processes too: one claims the key and asks the board,
+ *    the others wait for its answer in the shared store (bounded by `flightWaitMs`, then they ask);
  * 2. a small bounded in-memory LRU for hot keys;
  * 3. keyv (SQLite in production), shared by every site's client; keys carry the site id.
  *
@@ -39,6 +41,7 @@
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import { NotFoundError } from './errors.js';
+import type { SharedFlights } from './shared-state.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -113,6 +116,12 @@ export interface ResponseCacheOptions {
   readonly logger?: Logger;
   /** Wall clock in ms (entries outlive the process in SQLite). */
   readonly now?: () => number;
+  /** Identical requests of the program's other processes share one upstream request (needs `store`). */
+  readonly flights?: SharedFlights;
+  /** Longest wait for another process's answer before asking the board anyway. Default 20 s. */
+  readonly flightWaitMs?: number;
+  /** How long a claim holds the key at most (a loader that died). Default 45 s (budget wait + a request). */
+  readonly flightClaimMs?: number;
 }
 
 /** What goes into keyv: a success or a remembered 404, with its own expiry (keyv's TTL only cleans up). */
@@ -127,6 +136,32 @@ interface Flight {
   readonly promise: Promise<unknown>;
   readonly controller: AbortController;
   waiters: number;
+  /** The answer came from another process's request (read from the shared store). */
+  readonly remote: boolean;
+}
+
+/** What another process's flight left: its answer, or this process's claim to load it, or neither. */
+type Remote =
+  | { readonly kind: 'entry'; readonly entry: Entry }
+  | { readonly kind: 'claimed'; readonly token: string }
+  | { readonly kind: 'alone' };
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function isEntry(raw: unknown): raw is Entry {
@@ -139,6 +174,9 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
   const memory = new Map<string, Entry>();
   const inFlight = new Map<string, Flight>();
   const store = options.store;
+  const flights = store === undefined ? undefined : options.flights;
+  const flightWaitMs = options.flightWaitMs ?? 20_000;
+  const flightClaimMs = options.flightClaimMs ?? 45_000;
 
   function remember(key: string, entry: Entry): void {
     if (maxMemory === 0) return;
@@ -217,15 +255,67 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
     });
   }
 
+  /**
+   * Before asking the board: claim the key across processes, or wait for the process that holds it to
+   * write its answer (polling the store, 25 ms doubling to 200 ms). A claim given back with no answer (its
+   * request failed, not with a 404) lets the next waiter claim. The backend away or the wait too long:
+   * this process asks by itself ('alone').
+   */
+  async function awaitOthers(backend: SharedFlights, key: string, signal: AbortSignal): Promise<Remote> {
+    const claim = async (): Promise<Remote | undefined> => {
+      const token = await backend.claim(key, flightClaimMs);
+      return token === undefined ? undefined : { kind: 'claimed', token };
+    };
+    try {
+      const first = await claim();
+      if (first) return first;
+      const deadline = performance.now() + flightWaitMs;
+      for (let poll = 25; performance.now() < deadline; poll = Math.min(poll * 2, 200)) {
+        await sleep(poll, signal);
+        const entry = await fromStore(key);
+        if (entry) return { kind: 'entry', entry };
+        if (await backend.held(key)) continue;
+        // Given back: written just now, or failed. Read once more, then take the turn.
+        const late = await fromStore(key);
+        if (late) return { kind: 'entry', entry: late };
+        const next = await claim();
+        if (next) return next;
+      }
+    } catch (error) {
+      if (signal.aborted) throw error;
+      options.logger?.debug({ err: error, key }, 'shared request coalescing unavailable; asking the site');
+    }
+    return { kind: 'alone' };
+  }
+
   function start<T>(
     key: string,
     load: (signal: AbortSignal) => Promise<T>,
     ttl: CacheFetchOptions<T>['ttlMs'],
+    fresh: boolean,
   ): Flight {
     const controller = new AbortController();
+    let remote = false;
     const promise = (async () => {
       // Yield once so the flight is registered before `load` can settle, even synchronously.
       await Promise.resolve();
+      let token: string | undefined;
+      if (flights !== undefined && !fresh) {
+        try {
+          const other = await awaitOthers(flights, key, controller.signal);
+          if (other.kind === 'entry') {
+            remote = true;
+            remember(key, other.entry);
+            return unwrap<T>(other.entry);
+          }
+          if (other.kind === 'claimed') token = other.token;
+        } catch (error) {
+          inFlight.delete(key);
+          throw error;
+        } finally {
+          if (remote) inFlight.delete(key);
+        }
+      }
       try {
         const value = await load(controller.signal);
         const ttlMs = typeof ttl === 'function' ? ttl(value) : ttl;
@@ -245,11 +335,20 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
         throw error;
       } finally {
         inFlight.delete(key);
+        // After the write: a process waiting on the claim reads the answer as soon as the claim is gone.
+        if (token !== undefined) flights?.release(key, token).catch(() => undefined);
       }
     })();
     // Every caller may have left; the rejection is theirs to see, not an unhandled one.
     promise.catch(() => undefined);
-    const flight: Flight = { promise, controller, waiters: 0 };
+    const flight: Flight = {
+      promise,
+      controller,
+      waiters: 0,
+      get remote() {
+        return remote;
+      },
+    };
     inFlight.set(key, flight);
     return flight;
   }
@@ -276,8 +375,9 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
         const late = inFlight.get(key);
         if (late) return { value: await join<T>(late, signal), source: 'shared' };
       }
-      const flight = start(key, load, fetchOptions.ttlMs);
-      return { value: await join<T>(flight, signal), source: 'miss' };
+      const flight = start(key, load, fetchOptions.ttlMs, fetchOptions.fresh === true);
+      const value = await join<T>(flight, signal);
+      return { value, source: flight.remote ? 'shared' : 'miss' };
     },
     stats() {
       return { inFlight: inFlight.size, memoryEntries: memory.size };

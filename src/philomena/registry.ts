@@ -17,7 +17,7 @@ import {
   type TransportTuning,
 } from './client.js';
 import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
-import type { SharedSiteState } from './shared-state.js';
+import type { SharedFlights, SharedSiteState } from './shared-state.js';
 import type { Site } from './sites.js';
 
 export interface ClientRegistry {
@@ -56,6 +56,8 @@ export interface ClientRegistryOptions {
    * without it every process keeps its own.
    */
   readonly shared?: SharedSiteState;
+  /** Identical requests of the program's other processes share one board call (cache.ts `flights`). */
+  readonly flights?: SharedFlights;
   readonly lifetimes?: PhilomenaClientOptions['lifetimes'];
   /** Entries of the shared in-memory LRU in front of keyv. Default 500. */
   readonly memoryEntries?: number;
@@ -108,6 +110,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     store: options.cache,
     logger: options.logger,
     ...(options.memoryEntries === undefined ? {} : { memoryEntries: options.memoryEntries }),
+    ...(options.flights === undefined ? {} : { flights: options.flights }),
   });
   const clients = new Map<string, ManagedPhilomenaClient>();
   // undici refuses close() after destroy(): remember what was started, so closing twice is harmless.

@@ -66,3 +66,21 @@ export interface SharedSlots {
     options?: { readonly unused?: boolean },
   ): Promise<void>;
 }
+
+/**
+ * One upstream request for identical concurrent requests across processes (cache.ts `flights`): the
+ * process that claims a cache key asks the board and writes the answer to the shared store; the others
+ * see the claim, wait for the answer to appear in the store, and read it. A claim lives at most its `ms`,
+ * so a process that dies while loading holds nobody up for longer. The app's implementation is
+ * src/shared/redis-flights.ts.
+ *
+ * Every method may reject (the backend is away): the cache then asks the board itself, as a process alone.
+ */
+export interface SharedFlights {
+  /** Claims `key` for `ms`: a token when this process is to load it, undefined when another holds it. */
+  claim(key: string, ms: number): Promise<string | undefined>;
+  /** Whether some process still holds a claim on `key`. */
+  held(key: string): Promise<boolean>;
+  /** Gives the claim of `token` back (the answer is written, or the load failed). */
+  release(key: string, token: string): Promise<void>;
+}
