@@ -36,6 +36,11 @@
  * answer within `sharedTimeoutMs`, the process keeps to `SHARED_FALLBACK_SHARE` of each window on its own
  * (and still asks the backend with each grant), and keeps to it until the slots it granted alone have left
  * their windows, so a few processes together stay within the site's limits while it is away.
+ * Autocomplete's share is shared too: one share for every process together, not one each.
+ *
+ * Fairness across processes: a server's requests all come from the process holding its shard, so the
+ * turns between servers above hold across processes too; between processes, each has at most one ask
+ * under way, so they take turns at freed slots. A member's waiter cap counts per process.
  */
 import { SiteUnavailableError } from './errors.js';
 import type { BudgetWaitEvent, PhilomenaObserver } from './client-types.js';
@@ -192,7 +197,9 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     occupants: [],
   };
   const search: Window = { spec: checkSpec(options.search ?? DEFAULT_SEARCH), name: 'search', occupants: [] };
+  // Named, so with `shared` the small share is one share for every process together, not one each.
   const autocompleteOverall: Window = {
+    name: 'autocomplete',
     spec: {
       limit: checkShare('autocompleteLimit', options.autocompleteLimit ?? DEFAULT_AUTOCOMPLETE_LIMIT),
       windowMs: overall.spec.windowMs,
@@ -200,6 +207,7 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     occupants: [],
   };
   const autocompleteSearch: Window = {
+    name: 'autocomplete-search',
     spec: {
       limit: checkShare(
         'autocompleteSearchLimit',

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
+import { runWithRequestContext } from '../../src/philomena/request-context.js';
 import { createRedisBudgetSlots } from '../../src/shared/redis-budget-slots.js';
 import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
 import { openStore } from '../../src/store.js';
@@ -20,6 +21,8 @@ import { closeServers, serve } from '../philomena/local-server.js';
 const LIMIT = 4;
 const budgetBack = 'board request budget: Redis answers again, shared across processes once more';
 const WINDOW_MS = 500;
+/** Autocomplete's small share of each window, for every process together. */
+const AUTOCOMPLETE_LIMIT = 2;
 
 const processes = useRedisProcesses();
 afterEach(closeServers);
@@ -75,6 +78,8 @@ async function processOn(site: Site, name: string) {
       overall: { limit: LIMIT, windowMs: WINDOW_MS },
       search: { limit: LIMIT, windowMs: WINDOW_MS },
       maxWaitMs: 1_500,
+      autocompleteLimit: AUTOCOMPLETE_LIMIT,
+      autocompleteSearchLimit: AUTOCOMPLETE_LIMIT,
       shared: createRedisBudgetSlots({ client, logger }),
     },
   });
@@ -116,6 +121,26 @@ describe('one board budget across processes (Redis)', () => {
       ),
     ).toBeLessThanOrEqual(LIMIT);
     expect(new Set(arrivals.map((x) => x.from))).toEqual(new Set(['process-a', 'process-b']));
+  }, 10_000);
+
+  it('GIVEN both processes autocompleting at once THEN autocomplete’s small share holds for both together, and the rest are refused at once', async () => {
+    const { site, arrivals } = await board();
+    const a = await processOn(site, 'process-a');
+    const b = await processOn(site, 'process-b');
+    const typing = (p: Process, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        runWithRequestContext({ priority: 'autocomplete', server: p.name, member: `m${i}` }, () => search(p)),
+      );
+    const settled = await Promise.allSettled([...typing(a, 6), ...typing(b, 6)]);
+    const served = settled.filter((r) => r.status === 'fulfilled').length;
+    // Alone, each process would take its own share (AUTOCOMPLETE_LIMIT each); shared, both together take it.
+    expect(served).toBe(AUTOCOMPLETE_LIMIT);
+    expect(arrivals).toHaveLength(AUTOCOMPLETE_LIMIT);
+    for (const result of settled) {
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ reason: 'budget-exhausted' });
+    }
+    // A member's command still finds the window open: autocomplete took only its share.
+    await expect(search(a)).resolves.toMatchObject({ total: 0 });
   }, 10_000);
 
   it('GIVEN Redis stops mid-way THEN both keep serving within a quarter of the budget each, one log line each', async () => {
