@@ -15,7 +15,7 @@ import { createRedisBudgetSlots } from './shared/redis-budget-slots.js';
 import { createRedisFlights } from './shared/redis-flights.js';
 import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
 import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
-import { closeStore, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
+import { closeStore, logStoreErrors, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     flush();
     process.exit(1);
   }
-  store.on('error', (error: unknown) => logger.error({ err: error }, 'store error'));
+  logStoreErrors(store, logger);
   // Expired cache and paging entries are deleted in the background; closeStore stops it.
   startStoreSweeper(store, { logger });
 

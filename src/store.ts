@@ -712,3 +712,38 @@ export function startStoreSweeper(store: Keyv, options: StoreSweeperOptions): St
   void sweep();
   return sweeper;
 }
+
+/**
+ * Logs the store's errors. A Redis outage makes every cache and settings call fail until it is back, so
+ * for Redis the first failure is one warning and the rest go to debug, until the client is ready again
+ * (one more line). SQLite and memory errors are rare and each is worth its own line.
+ */
+export function logStoreErrors(store: Keyv, logger: Logger): void {
+  const adapter: unknown = store.store;
+  if (!(adapter instanceof KeyvRedis)) {
+    store.on('error', (error: unknown) => logger.error({ err: error }, 'store error'));
+    return;
+  }
+  let down = false;
+  store.on('error', (error: unknown) => {
+    if (down) {
+      logger.debug({ err: error }, 'store error');
+      return;
+    }
+    down = true;
+    logger.warn(
+      { err: error },
+      'store: Redis unreachable; the board cache is memory-only, servers go on with their last confirmed settings and settings changes are refused, until it answers again',
+    );
+  });
+  void adapter.getClient().then(
+    (client) => {
+      client.on('ready', () => {
+        if (!down) return;
+        down = false;
+        logger.info('store: Redis answers again');
+      });
+    },
+    () => undefined,
+  );
+}

@@ -8,6 +8,11 @@
  * - a read that fails throws `SettingsUnavailableError` instead of reading as "nothing set": the command
  *   fails with a short message rather than running with the defaults, and nothing is written over the
  *   record. (A record that was read but is damaged is another matter: it is logged and reads as unset.)
+ *
+ * One exception to the second rule: a server whose record this process read or wrote lately keeps that
+ * last confirmed copy through a store outage (a Redis restart), so its members' commands go on with the
+ * server's own filter; only changes fail until the store is back. A server never seen gets the short
+ * message. The copies are bounded (`KNOWN_SERVERS`, least recently used out first).
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
@@ -42,6 +47,9 @@ const recordSchema = z.object({
 
 const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
 
+/** Servers whose last confirmed record is kept for a store outage. */
+export const KNOWN_SERVERS = 10_000;
+
 export interface GuildSettingsDeps {
   readonly store: Keyv;
   /** Told when a stored record cannot be read (the server silently loses its settings otherwise). */
@@ -52,6 +60,17 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
   const { logger } = deps;
   const records = recordStoreOf(deps.store);
   const keyOf = (guildId: string) => `settings:guild:${guildId}`;
+  const known = new Map<string, GuildSettingsRecord>();
+
+  function remember(guildId: string, record: GuildSettingsRecord): GuildSettingsRecord {
+    known.delete(guildId);
+    known.set(guildId, record);
+    if (known.size > KNOWN_SERVERS) {
+      const oldest = known.keys().next();
+      if (!oldest.done) known.delete(oldest.value);
+    }
+    return record;
+  }
 
   /** The store's failures as the one error commands know how to tell; anything else is a bug, left as it is. */
   async function guarded<T>(guildId: string, work: () => Promise<T>): Promise<T> {
@@ -90,15 +109,35 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
         // No `siteId` key at all for the default site, as before: the record reads the same either way.
         return next.siteId === undefined ? { filters: next.filters } : next;
       });
-      return { siteId: 'siteId' in stored ? stored.siteId : undefined, filters: stored.filters };
+      return remember(guildId, {
+        siteId: 'siteId' in stored ? stored.siteId : undefined,
+        filters: stored.filters,
+      });
     });
   }
 
+  async function get(guildId: string): Promise<GuildSettingsRecord> {
+    try {
+      return remember(guildId, parse(guildId, await records.read(keyOf(guildId))));
+    } catch (error) {
+      const last = known.get(guildId);
+      if (error instanceof StoreAccessError && last !== undefined) {
+        logger.debug({ guildId }, 'settings store unreachable; using the last confirmed settings');
+        return last;
+      }
+      throw error;
+    }
+  }
+
   return {
-    get: (guildId) => guarded(guildId, async () => parse(guildId, await records.read(keyOf(guildId)))),
+    get: (guildId) => guarded(guildId, () => get(guildId)),
     setSite: (guildId, siteId) => update(guildId, (current) => ({ ...current, siteId })),
     setFilter: (guildId, siteId, filterId) =>
       update(guildId, (current) => ({ ...current, filters: { ...current.filters, [siteId]: filterId } })),
-    reset: (guildId) => guarded(guildId, () => records.remove(keyOf(guildId))),
+    reset: (guildId) =>
+      guarded(guildId, async () => {
+        await records.remove(keyOf(guildId));
+        remember(guildId, EMPTY);
+      }),
   };
 }

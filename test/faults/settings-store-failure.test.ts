@@ -1,8 +1,10 @@
 /**
- * A store that cannot be read fails closed (review M5, L13): a command says the server's settings could not
- * be read and does nothing with the defaults, an unfurl does not happen, and a change or a reset is never
- * confirmed nor written over the record. The store is the bot's own keyv over memory://, whose Map is made to
- * fail for the settings rows, as a broken database would.
+ * A store that cannot be read fails closed (review M5, L13): for a server this process has not read or
+ * written lately, a command says the server's settings could not be read and does nothing with the
+ * defaults, and an unfurl does not happen; for a server it has, it goes on with the last confirmed
+ * settings (never the defaults). A change or a reset is never confirmed nor written over the record. The
+ * store is the bot's own keyv over memory://, whose Map is made to fail for the settings rows, as a broken
+ * database would; "another process" wrote a record straight into the store.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
@@ -44,10 +46,17 @@ function storedRow(harness: Harness): unknown {
 
 const owner = (harness: Harness) => harness.discord.guild.ownerId;
 
+/** The server's filter as another process of the bot stored it: this one has never read it. */
+async function storedByAnotherProcess(harness: Harness, filterId: number): Promise<void> {
+  await harness.store.set(`settings:guild:${harness.discord.guild.id}`, {
+    filters: { derpibooru: filterId },
+  });
+}
+
 describe('server settings that cannot be read', () => {
-  it('GIVEN a server filter set AND the store failing THEN /image answers that the settings could not be read, without calling the board with the defaults', async () => {
+  it('GIVEN a server filter this process never read AND the store failing THEN /image answers that the settings could not be read, without calling the board with the defaults', async () => {
     h = await startHarness();
-    await setServerFilter(h, FILTER_IDS.everything);
+    await storedByAnotherProcess(h, FILTER_IDS.everything);
     failSettingsReads(h);
     const mark = h.booru.requests.length;
     const from = h.logLines().length;
@@ -69,18 +78,12 @@ describe('server settings that cannot be read', () => {
     expect(JSON.stringify(errors[0])).toContain('SettingsUnavailableError');
   });
 
-  it('GIVEN the store failing THEN /settings filter is refused AND the stored record is left as it was', async () => {
+  it('GIVEN a server this process never read AND the store failing THEN /settings filter is refused AND the stored record is left as it was', async () => {
     h = await startHarness();
-    await setServerFilter(h, FILTER_IDS.everything);
-    await h.discord
-      .sendCommand({
-        name: 'settings',
-        subcommand: 'site',
-        options: { site: 'furbooru' },
-        channel: 'plain',
-        userId: owner(h),
-      })
-      .finalReply();
+    await h.store.set(`settings:guild:${h.discord.guild.id}`, {
+      siteId: 'furbooru',
+      filters: { derpibooru: FILTER_IDS.everything },
+    });
     const before = storedRow(h);
     expect(before).toBeDefined();
     failSettingsReads(h);
@@ -89,9 +92,9 @@ describe('server settings that cannot be read', () => {
     expect(storedRow(h)).toBe(before);
   });
 
-  it('GIVEN the store failing THEN a link in chat gets no card AND one warning says why', async () => {
+  it('GIVEN a server this process never read AND the store failing THEN a link in chat gets no card AND one warning says why', async () => {
     h = await startHarness();
-    await setServerFilter(h, FILTER_IDS.everything);
+    await storedByAnotherProcess(h, FILTER_IDS.everything);
     failSettingsReads(h);
     const mark = h.booru.requests.length;
     const from = h.logLines().length;
@@ -114,6 +117,22 @@ describe('server settings that cannot be read', () => {
     expect(loud.map((line) => line['msg'])).toEqual([
       "unfurl skipped: this server's settings could not be read",
     ]);
+  });
+
+  it('GIVEN a server filter this process confirmed AND then the store failing THEN /image goes on with that filter, never the defaults, while a change is refused', async () => {
+    h = await startHarness();
+    await setServerFilter(h, FILTER_IDS.everything);
+    failSettingsReads(h);
+    const mark = h.booru.requests.length;
+    const reply = await h.discord
+      .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: 'ageRestricted' })
+      .finalReply();
+    expect(reply.embeds).toHaveLength(1);
+    const calls = h.booru.requests.slice(mark).filter((r) => /\/images\//.test(r.path));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.query.get('filter_id')).toBe(String(FILTER_IDS.everything));
+    const refused = await setServerFilter(h, FILTER_IDS.maximumSpoilers);
+    expect(refused.content).toBe(READ_TEXT);
   });
 
   it('GIVEN a DM THEN no server settings are read, so the store failing changes nothing there', async () => {

@@ -127,14 +127,18 @@ describe('two processes on one Redis', () => {
 });
 
 describe('Redis stopped or hung under the bot', () => {
-  it('GIVEN Redis stopped THEN reads, changes and resets fail at once with SettingsUnavailableError (never the defaults), AND once Redis is back the settings are read as they were', async () => {
+  it('GIVEN Redis stopped THEN reads of a server never seen, changes and resets fail at once with SettingsUnavailableError (never the defaults), a server seen keeps its last confirmed settings, AND once Redis is back the settings are read as they were', async () => {
     const server = await own({ appendOnly: true });
-    const settings = createGuildSettings({ store: open(server.url), logger: quiet });
+    const store = open(server.url);
+    const settings = createGuildSettings({ store, logger: quiet });
+    // Another process (or this one after a restart): it never read server 9.
+    const unseen = createGuildSettings({ store, logger: quiet });
     await settings.setSite('9', 'furbooru');
     await settings.setFilter('9', 'furbooru', 200);
     await server.shutdown();
 
-    const read = await timed(settings.get('9'));
+    expect(await settings.get('9')).toEqual({ siteId: 'furbooru', filters: { furbooru: 200 } });
+    const read = await timed(unseen.get('9'));
     expect(read.ms).toBeLessThan(1_000);
     expect(read.settled).toMatchObject({
       status: 'rejected',
@@ -153,7 +157,8 @@ describe('Redis stopped or hung under the bot', () => {
     });
 
     await server.start();
-    expect(await whenBack(settings, '9')).toEqual({ siteId: 'furbooru', filters: { furbooru: 200 } });
+    // Asked through settings that never saw it, so it answers only once Redis does.
+    expect(await whenBack(unseen, '9')).toEqual({ siteId: 'furbooru', filters: { furbooru: 200 } });
     await settings.setFilter('9', 'tantabus', 300);
     expect(await settings.get('9')).toEqual({
       siteId: 'furbooru',
@@ -178,18 +183,23 @@ describe('Redis stopped or hung under the bot', () => {
 
   it('GIVEN Redis hung (connection up, no answer) THEN a read fails once the connection has been silent for REDIS_SOCKET_TIMEOUT_MS, instead of waiting for ever', async () => {
     const server = await own({});
-    const settings = createGuildSettings({ store: open(server.url), logger: quiet });
+    const store = open(server.url);
+    const settings = createGuildSettings({ store, logger: quiet });
     await settings.setFilter('2', 'derpibooru', 1);
     server.freeze();
     try {
-      const read = await timed(settings.get('2'));
+      // Settings that never read server 2: nothing to go on with, so the read fails once the link is silent.
+      const read = await timed(createGuildSettings({ store, logger: quiet }).get('2'));
       expect(read.ms).toBeGreaterThanOrEqual(REDIS_SOCKET_TIMEOUT_MS - 100);
       expect(read.ms).toBeLessThan(REDIS_SOCKET_TIMEOUT_MS + 2_500);
       expect(read.settled).toMatchObject({ status: 'rejected', reason: { operation: 'read' } });
     } finally {
       server.thaw();
     }
-    expect(await whenBack(settings, '2')).toEqual({ siteId: undefined, filters: { derpibooru: 1 } });
+    expect(await whenBack(createGuildSettings({ store, logger: quiet }), '2')).toEqual({
+      siteId: undefined,
+      filters: { derpibooru: 1 },
+    });
   });
 });
 

@@ -168,11 +168,16 @@ describe('a store that fails', () => {
     await settings.setFilter('9', 'furbooru', 200);
     const before = await rowOf(file, 'keyv:settings:guild:9');
 
+    // Settings that never read server 9 (another process, or this one after a restart): no copy to go on with.
+    const unseen = createGuildSettings({ store, logger: quiet });
     const query = vi.spyOn(sqliteAdapter(store), 'query');
     query.mockRejectedValueOnce(new Error('SQLITE_BUSY: database is locked'));
-    const read = settings.get('9');
+    const read = unseen.get('9');
     await expect(read).rejects.toBeInstanceOf(SettingsUnavailableError);
     await expect(read).rejects.toMatchObject({ operation: 'read', guildId: '9' });
+    // The settings that wrote it go on with the last confirmed record, never the defaults.
+    query.mockRejectedValueOnce(new Error('SQLITE_BUSY: database is locked'));
+    expect(await settings.get('9')).toEqual({ siteId: 'furbooru', filters: { furbooru: 200 } });
 
     query.mockRejectedValueOnce(new Error('SQLITE_BUSY: database is locked'));
     await expect(settings.setFilter('9', 'tantabus', 300)).rejects.toMatchObject({ operation: 'read' });
@@ -188,7 +193,10 @@ describe('a store that fails', () => {
     await settings.setFilter('4', 'derpibooru', 100);
     const before = map.get('keyv:settings:guild:4');
     failing.get = true;
-    await expect(settings.get('4')).rejects.toBeInstanceOf(SettingsUnavailableError);
+    await expect(createGuildSettings({ store, logger: quiet }).get('4')).rejects.toBeInstanceOf(
+      SettingsUnavailableError,
+    );
+    expect(await settings.get('4')).toEqual({ siteId: 'furbooru', filters: { derpibooru: 100 } });
     await expect(settings.setFilter('4', 'tantabus', 300)).rejects.toBeInstanceOf(SettingsUnavailableError);
     await expect(settings.setSite('4', undefined)).rejects.toBeInstanceOf(SettingsUnavailableError);
     expect(map.get('keyv:settings:guild:4')).toBe(before);
