@@ -1,0 +1,429 @@
+/**
+ * Shards over processes (SHARD_COUNT / SHARD_IDS with a Redis store): does splitting the bot over two
+ * processes cost the board more than one process does? Two processes share the board budget (30 requests
+ * per 5 s overall), the cache and the Retry-After pause through Redis; if any of that leaked, the board
+ * would see more calls, or more than the budget in some 5 s, with two processes than with one.
+ *
+ * The same workload runs twice, each time on a fresh Redis, a fresh local Philomena (answering after
+ * 50 ms, so the caches start cold) and a fresh local Discord recommending 2 shards (max_concurrency 2),
+ * whose two servers sit one on each shard:
+ *
+ * 1. ONE bot process with SHARD_COUNT=2 and SHARD_IDS=0,1 (both shards);
+ * 2. TWO bot processes, SHARD_IDS=0 and SHARD_IDS=1.
+ *
+ * Each bot is the real entry point (src/main.ts through tsx, with the network guard of the tests
+ * preloaded: test/lifecycle/bot-process.ts), with COMMAND_RATE_LIMIT=off so no per-member cooldown binds
+ * and UNFURL=off. The workload (seeded, identical for both runs): 600 /image interactions at 100 a second,
+ * alternating between the two servers (so both shards get half), image ids drawn Zipf-like over the ~230
+ * ids of the local Philomena (as bench/bot.bench.ts: some repeat, many do not), from 2,000 members.
+ *
+ * Per run: interactions answered (a final reply of any kind; "the site is busy" counts, a missing one does
+ * not), board API calls, the most that arrived in any 5 s (sliding, on the board's arrival clock, which
+ * shares this process's event loop with the local Discord, so a late tick can bunch arrivals slightly), and
+ * time to the final answer on the local Discord's own record (all, and repeats: ids whose answer had gone
+ * out before the interaction came), and the answers sent to Discord in each second. The last two explain
+ * the difference in answer times: @discordjs/rest holds each process to its own global limit of 50 requests
+ * a second (globalRequestsPerSecond); the deferral callback is exempt, but the edit that carries the answer
+ * (PATCH /webhooks/:app/:token/messages/@original) is not, so at 100 interactions a second one process
+ * queues its answers, cache hits included, and two do not. (Real Discord does not count interaction
+ * endpoints against the global limit; the local one has no such limit.)
+ * Board calls made while the bots started (before every one logged "bot ready") are not counted.
+ *
+ * Everything listens on and connects to 127.0.0.1 only; every wait is bounded (about 50 s in all on a 2-core machine).
+ */
+import { startFakeDiscord, type FakeDiscord, type InteractionHandle } from '../test/fakes/discord/index.js';
+import { IDS, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
+import { startBotProcess, type BotProcess } from '../test/lifecycle/bot-process.js';
+import { createSeededRandom } from '../test/support/random.js';
+import { startRedis, type TestRedis } from '../test/support/redis.js';
+import { percentile, type Bench, type BenchRow } from './report.js';
+
+const GROUP = 'scale';
+const SHARDS = 2;
+const BOARD_LATENCY_MS = 50;
+const INTERACTIONS = 600;
+const INTERACTIONS_PER_SECOND = 100;
+/** Enough members that a per-member cooldown would not bind even if it were on. */
+const MEMBERS = 2000;
+/** The board's budget over all processes: at most this many requests in any 5 s. */
+const BUDGET_PER_5S = 30;
+/** Two processes may make at most this much more board calls than one (timing noise, not a leak). */
+const CALLS_SLACK = 1.1;
+/** Start of the bot(s): tsx compiles src/ on the fly, two at once on a small machine. */
+const READY_TIMEOUT_MS = 60_000;
+/** After the last interaction: how long answers may still come (the budget waits up to 15 s). */
+const SETTLE_MS = 30_000;
+/** SIGTERM, then this long for a clean exit before SIGKILL. */
+const STOP_MS = 5_000;
+
+// ---------------------------------------------------------------------------------------------- helpers
+// (zipf, shuffled and imagePool as in bench/bot.bench.ts, which does not export them)
+
+/** Picks items with probability proportional to 1 / rank^s: a few hot ones, a long tail. */
+function zipf<T>(items: readonly T[], s: number, random: () => number): () => T {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let rank = 1; rank <= items.length; rank += 1) {
+    total += 1 / rank ** s;
+    cumulative.push(total);
+  }
+  return () => {
+    const x = random() * total;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] ?? 0) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return items[lo] as T;
+  };
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** Every image id of the local Philomena worth asking for, plus a few it does not have. */
+function imagePool(): number[] {
+  const ids: number[] = [];
+  for (let id = IDS.safe; id <= IDS.unapproved; id += 1) ids.push(id);
+  for (let id = IDS.fillerFirst; id <= IDS.fillerLast; id += 1) ids.push(id);
+  ids.push(IDS.fixtureFirst, IDS.fixtureSecond, IDS.fixture2020, 9_999_001, 9_999_002);
+  return ids;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const count = (n: number): string => n.toLocaleString('en-US');
+const msText = (n: number): string => (Number.isNaN(n) ? 'n/a' : `${count(Math.round(n))} ms`);
+const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
+
+/** The most of `at` (ms) that fall in any `windowMs` span (sliding). */
+function maxInWindow(at: readonly number[], windowMs: number): number {
+  const times = sorted(at);
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end += 1) {
+    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+/** Board API calls in the request log, and the most that arrived in any `windowMs` span. */
+function boardFigures(booru: FakePhilomena, windowMs: number): { calls: number; maxInWindow: number } {
+  const times = booru.requests.filter((r) => r.path.startsWith('/api/')).map((r) => r.at);
+  return { calls: times.length, maxInWindow: maxInWindow(times, windowMs) };
+}
+
+// ------------------------------------------------------------------------------------------- workload
+
+interface Job {
+  /** Index into the local Discord's servers: alternates, so each shard gets half. */
+  readonly guild: number;
+  readonly imageId: number;
+  readonly userId: string;
+}
+
+/** The same list for both runs (seeded). */
+function workload(): Job[] {
+  const random = createSeededRandom(20240611);
+  const pickId = zipf(shuffled(imagePool(), random), 1.1, random);
+  const members = Array.from({ length: MEMBERS }, (_, i) =>
+    (900_000_000_000_000_000n + BigInt(i)).toString(),
+  );
+  return Array.from({ length: INTERACTIONS }, (_, i) => ({
+    guild: i % SHARDS,
+    imageId: pickId(),
+    userId: members[Math.floor(random() * members.length)] ?? '',
+  }));
+}
+
+type Answer = 'card' | 'not found' | 'site busy' | 'other';
+
+interface Settled {
+  readonly ackMs: number;
+  readonly finalMs: number;
+  readonly answer: Answer;
+}
+
+function classify(body: unknown): Answer {
+  const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const data = (
+    typeof record['data'] === 'object' && record['data'] !== null ? record['data'] : record
+  ) as Record<string, unknown>;
+  const content = typeof data['content'] === 'string' ? data['content'] : '';
+  if (Array.isArray(data['embeds']) && data['embeds'].length > 0) return 'card';
+  if (/busy/i.test(content)) return 'site busy';
+  if (/not found/i.test(content)) return 'not found';
+  return 'other';
+}
+
+/** The acknowledgement and the final answer of an interaction, once both are in (refused calls ignored). */
+function settledOf(handle: InteractionHandle): Settled | undefined {
+  const accepted = handle.responses.filter((r) => r.status >= 200 && r.status < 300);
+  const ack = accepted.find((r) => r.kind === 'callback');
+  if (ack === undefined) return undefined;
+  if (ack.callbackType === 4) return { ackMs: ack.ms, finalMs: ack.ms, answer: classify(ack.body) };
+  const final = accepted.find((r) => r.kind === 'edit-original' || r.kind === 'followup');
+  return final === undefined ? undefined : { ackMs: ack.ms, finalMs: final.ms, answer: classify(final.body) };
+}
+
+// ------------------------------------------------------------------------------------------------ run
+
+/** Which shards each bot process holds. */
+type Layout = readonly (readonly number[])[];
+
+interface RunFigures {
+  readonly label: string;
+  readonly answered: number;
+  readonly acknowledgedIn3s: number;
+  readonly answers: Record<Answer, number>;
+  readonly calls: number;
+  readonly maxIn5s: number;
+  /** Answers sent to Discord in each whole second from the first interaction, while they came. */
+  readonly editsPerSecond: readonly number[];
+  readonly repeats: number;
+  readonly repeatP50: number;
+  readonly repeatP99: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly ackP50: number;
+  readonly ackP99: number;
+  readonly startMs: number;
+  readonly sendSeconds: number;
+  readonly violations: number;
+  readonly undelivered: number;
+  readonly warnings: number;
+  readonly errors: number;
+  readonly topProblem: string;
+}
+
+async function stopBot(bot: BotProcess): Promise<void> {
+  bot.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([bot.exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_MS)))]);
+  clearTimeout(timer);
+  await bot.dispose();
+}
+
+async function run(label: string, layout: Layout, jobs: readonly Job[]): Promise<RunFigures> {
+  let redis: TestRedis | undefined;
+  let discord: FakeDiscord | undefined;
+  let booru: FakePhilomena | undefined;
+  const bots: BotProcess[] = [];
+  try {
+    redis = await startRedis();
+    discord = await startFakeDiscord({ shards: SHARDS, maxConcurrency: SHARDS });
+    booru = await startFakePhilomena({ latencyMs: BOARD_LATENCY_MS });
+    const env = {
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
+      BOORU_URL: booru.url,
+      STORE_URL: redis.url,
+      // info: "bot ready" is an info line.
+      LOG_LEVEL: 'info',
+      UNFURL: 'off',
+      COMMAND_RATE_LIMIT: 'off',
+      SHARD_COUNT: String(SHARDS),
+    };
+    const starting = performance.now();
+    for (const shards of layout) bots.push(await startBotProcess({ ...env, SHARD_IDS: shards.join(',') }));
+    await Promise.all(bots.map((bot) => bot.waitForLog((l) => l['msg'] === 'bot ready', READY_TIMEOUT_MS)));
+    const startMs = performance.now() - starting;
+    await discord.waitFor(
+      () => (discord?.registeredCommands().some((c) => c.name === 'image') === true ? true : undefined),
+      10_000,
+    );
+    booru.reset();
+
+    const guilds = discord.guilds;
+    const handles: InteractionHandle[] = [];
+    /** Date.now() at each dispatch: the clock of the local Discord's records. */
+    const sentAt: number[] = [];
+    const started = performance.now();
+    for (const [i, job] of jobs.entries()) {
+      const due = started + (i * 1000) / INTERACTIONS_PER_SECOND;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const guild = guilds[job.guild];
+      if (guild === undefined) throw new Error(`the local Discord has no server ${job.guild}`);
+      sentAt.push(Date.now());
+      handles.push(
+        discord.sendCommand({
+          name: 'image',
+          options: { id: String(job.imageId) },
+          channel: guild.channels.plain,
+          userId: job.userId,
+        }),
+      );
+    }
+    const sendSeconds = (performance.now() - started) / 1000;
+    // One cheap poll over what is still open; the times come from the local Discord's own records.
+    const deadline = performance.now() + SETTLE_MS;
+    let open = handles;
+    while (open.length > 0 && performance.now() < deadline) {
+      await sleep(100);
+      open = open.filter((h) => settledOf(h) === undefined);
+    }
+
+    const outcomes = handles.map((h, i) => ({ job: jobs[i], at: sentAt[i] ?? 0, settled: settledOf(h) }));
+    const settled = outcomes.flatMap((o) => (o.settled === undefined ? [] : [o.settled]));
+    // Repeats: an id whose answer had already gone out before this interaction came (a cache hit).
+    const firstAnswered = new Map<number, number>();
+    for (const o of outcomes) {
+      if (o.job === undefined || o.settled === undefined) continue;
+      const done = o.at + o.settled.finalMs;
+      firstAnswered.set(o.job.imageId, Math.min(done, firstAnswered.get(o.job.imageId) ?? Infinity));
+    }
+    const repeats = sorted(
+      outcomes.flatMap((o) =>
+        o.job !== undefined &&
+        o.settled !== undefined &&
+        (firstAnswered.get(o.job.imageId) ?? Infinity) < o.at
+          ? [o.settled.finalMs]
+          : [],
+      ),
+    );
+    const answers: Record<Answer, number> = { card: 0, 'not found': 0, 'site busy': 0, other: 0 };
+    for (const s of settled) answers[s.answer] += 1;
+    const acknowledgedIn3s = handles.filter((h) =>
+      h.responses.some((r) => r.kind === 'callback' && r.status >= 200 && r.status < 300 && r.ms <= 3000),
+    ).length;
+    const finals = sorted(settled.map((s) => s.finalMs));
+    const acks = sorted(settled.map((s) => s.ackMs));
+    const board = boardFigures(booru, 5000);
+    // Each answer after the defer is an edit of the reply (a webhook call with the interaction's token).
+    const edits = discord.requests
+      .filter((r) => r.method === 'PATCH' && r.path.endsWith('/messages/@original'))
+      .map((r) => r.at);
+    const first = sentAt[0] ?? 0;
+    const editsPerSecond = Array.from(
+      { length: Math.ceil(sendSeconds) },
+      (_, second) => edits.filter((at) => Math.floor((at - first) / 1000) === second).length,
+    );
+    const lines = bots.flatMap((bot) => bot.logLines());
+    const problems = new Map<string, number>();
+    for (const l of lines) {
+      if (typeof l['level'] === 'number' && l['level'] >= 40) {
+        const key = String(l['msg']);
+        problems.set(key, (problems.get(key) ?? 0) + 1);
+      }
+    }
+    const top = [...problems.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2);
+    return {
+      label,
+      answered: settled.length,
+      acknowledgedIn3s,
+      answers,
+      calls: board.calls,
+      maxIn5s: board.maxInWindow,
+      editsPerSecond,
+      repeats: repeats.length,
+      repeatP50: percentile(repeats, 50),
+      repeatP99: percentile(repeats, 99),
+      p50: percentile(finals, 50),
+      p90: percentile(finals, 90),
+      p99: percentile(finals, 99),
+      ackP50: percentile(acks, 50),
+      ackP99: percentile(acks, 99),
+      startMs,
+      sendSeconds,
+      violations: discord.violations.length,
+      undelivered: discord.undelivered.length,
+      warnings: lines.filter((l) => l['level'] === 40).length,
+      errors: lines.filter((l) => typeof l['level'] === 'number' && l['level'] >= 50).length,
+      topProblem: top.map(([msg, n]) => `${n}x "${msg}"`).join(', '),
+    };
+  } finally {
+    await Promise.all(bots.map(stopBot));
+    await discord?.close();
+    await booru?.close();
+    await redis?.stop();
+  }
+}
+
+function rowsOf(f: RunFigures): BenchRow[] {
+  const who = f.label;
+  return [
+    {
+      group: GROUP,
+      metric: `${who}: interactions answered (final reply of any kind)`,
+      value: `${count(f.answered)} of ${count(INTERACTIONS)} (sent in ${f.sendSeconds.toFixed(1)} s; acknowledged within 3 s: ${count(f.acknowledgedIn3s)})`,
+      goal: count(INTERACTIONS),
+      ok: f.answered === INTERACTIONS,
+    },
+    {
+      group: GROUP,
+      metric: `${who}: answers card / not found / site busy / other`,
+      value: `${count(f.answers.card)} / ${count(f.answers['not found'])} / ${count(f.answers['site busy'])} / ${count(f.answers.other)}`,
+    },
+    { group: GROUP, metric: `${who}: board calls`, value: count(f.calls) },
+    {
+      group: GROUP,
+      metric: `${who}: most board calls in any 5 s (board's clock)`,
+      value: count(f.maxIn5s),
+      goal: `<= ${BUDGET_PER_5S}`,
+      ok: f.maxIn5s <= BUDGET_PER_5S,
+    },
+    {
+      group: GROUP,
+      metric: `${who}: time to final answer p50 / p90 / p99 (to acknowledgement p50 / p99)`,
+      value: `${msText(f.p50)} / ${msText(f.p90)} / ${msText(f.p99)} (${msText(f.ackP50)} / ${msText(f.ackP99)})`,
+    },
+    {
+      group: GROUP,
+      metric: `${who}: time to final answer for repeats (id answered before), p50 / p99`,
+      value: `${msText(f.repeatP50)} / ${msText(f.repeatP99)} (${count(f.repeats)} repeats)`,
+    },
+    {
+      group: GROUP,
+      metric: `${who}: answers sent to Discord (edits of the deferred reply) per second while interactions came`,
+      value: f.editsPerSecond.map(count).join(', '),
+    },
+    {
+      group: GROUP,
+      metric: `${who}: Discord protocol violations / undelivered events`,
+      value: `${count(f.violations)} / ${count(f.undelivered)}`,
+      goal: '0 / 0',
+      ok: f.violations === 0 && f.undelivered === 0,
+    },
+    {
+      group: GROUP,
+      metric: `${who}: start to "bot ready"; bot log lines warn / error`,
+      value: `${msText(f.startMs)}; ${count(f.warnings)} / ${count(f.errors)}${f.topProblem === '' ? '' : ` (${f.topProblem})`}`,
+    },
+  ];
+}
+
+export default (async () => {
+  // The network guard of the tests here too: a connection to anything but loopback fails at once.
+  await import('../test/setup.js');
+  const jobs = workload();
+  const one = await run('one process (shards 0,1)', [[0, 1]], jobs);
+  const two = await run('two processes (0 and 1)', [[0], [1]], jobs);
+  const ok = two.calls <= one.calls * CALLS_SLACK && two.maxIn5s <= BUDGET_PER_5S;
+  const distinct = new Set(jobs.map((j) => j.imageId)).size;
+  return [
+    {
+      group: GROUP,
+      metric: 'workload (same for both runs)',
+      value: `${count(INTERACTIONS)} /image at ${INTERACTIONS_PER_SECOND}/s over ${SHARDS} servers (one per shard), ${count(distinct)} distinct ids, ${BOARD_LATENCY_MS} ms board`,
+    },
+    ...rowsOf(one),
+    ...rowsOf(two),
+    {
+      group: GROUP,
+      metric: 'two processes cost the board no more than one: calls two / one; most in 5 s two',
+      value: `${count(two.calls)} / ${count(one.calls)} (${one.calls === 0 ? 'n/a' : `${(two.calls / one.calls).toFixed(2)}x`}); ${count(two.maxIn5s)}`,
+      goal: `<= ${CALLS_SLACK}x; <= ${BUDGET_PER_5S}`,
+      ok,
+    },
+  ];
+}) satisfies Bench;
