@@ -404,7 +404,8 @@ function categoryFor(name: string): string | null {
   return null;
 }
 
-function iso(ms: number): string {
+/** An ISO timestamp without milliseconds, as the board writes them. */
+export function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -619,7 +620,8 @@ function makeImage(spec: ImageSpec, implications: ReadonlyMap<string, readonly s
   };
 }
 
-function withImplied(
+/** The tags plus everything they imply (transitively), each once, in order of first mention. */
+export function withImplied(
   tags: readonly string[],
   implications: ReadonlyMap<string, readonly string[]>,
 ): string[] {

@@ -33,6 +33,13 @@
  *   POST /images that is not a duplicate), `{url}/samples/NAME.txt` is not an image.
  * - Reverse search downloads only the fake's own URLs and matches by sha512 of the bytes (or of a
  *   multipart `image[image]` upload); anything else gives an empty list.
+ * - Runtime images (for feeds): `booru.addImage({ tags: ['safe', 'pony'], description })` adds an approved
+ *   image with the next id above every image (ids only grow), `created_at`/`first_seen_at` now (or `at`),
+ *   thumbnails generated unless `thumbnailsGenerated: false`; tags need a rating tag, aliases resolve and
+ *   implied tags are added (as for POST /images, which stores uploads the same way). It is searchable
+ *   (`id.gt:N`, `sf=id&sd=asc`, filters) and its files are served once thumbnails exist.
+ *   `booru.updateImage(id, { thumbnailsGenerated, tags, description, sourceUrls })` changes one and bumps
+ *   `updated_at`; `booru.reset()` drops every runtime image and upload again.
  * - Faults (`inject`) apply before routing; a string `path` matches as a prefix of the request path
  *   (without the query string), a RegExp is tested against that path. `latency` delays then answers
  *   normally; `hang` never answers until `close()`.
@@ -40,6 +47,7 @@
 export { startFakePhilomena } from './server.js';
 export type { FakePhilomena, FakePhilomenaOptions, RecordedRequest } from './server.js';
 export type { Fault, FaultRule } from './faults.js';
+export type { ImagePatch, NewImage } from './runtime-images.js';
 export {
   FAKE_KEY,
   OWNER,

@@ -33,6 +33,7 @@ import { registerOembedRoutes } from './routes/oembed.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerTagRoutes } from './routes/tags.js';
+import { addImage, updateImage, type ImagePatch, type NewImage } from './runtime-images.js';
 
 export interface FakePhilomenaOptions {
   port?: number;
@@ -57,6 +58,15 @@ export interface FakePhilomena {
   setErrorStyle(style: ErrorStyle): void;
   setLatency(ms: number): void;
   setFeatured(id: number | null): void;
+  /**
+   * Adds an image as if just uploaded and approved: the next id above every image, `created_at` and
+   * `first_seen_at` now (or `spec.at`), thumbnails generated unless `thumbnailsGenerated: false`. It is
+   * searchable, answers at /images/:id and its files are served (once thumbnails exist). Returns its id.
+   */
+  addImage(spec: NewImage): number;
+  /** Changes an image (thumbnails generated, re-tagging, description); throws for an unknown id. */
+  updateImage(id: number, patch: ImagePatch): void;
+  /** Back to the data set as started: runtime-added images and uploads go, faults and requests too. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -282,6 +292,10 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     },
     setFeatured: (id) => {
       board.data.featuredId = id;
+    },
+    addImage: (spec) => addImage(board, spec),
+    updateImage: (id, patch) => {
+      updateImage(board, id, patch);
     },
     reset: () => {
       requests.length = 0;

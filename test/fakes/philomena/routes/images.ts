@@ -1,14 +1,15 @@
 /**
  * Images: one by id, the featured one (both unfiltered, see filtering.ts) and uploads by URL (POST
- * /images with the key), which check the file, the hash and the tags the way Philomena does.
+ * /images with the key), which check the file, the hash and the tags the way Philomena does; an accepted
+ * upload is stored like any runtime image (runtime-images.ts: aliases resolved, implied tags added).
  */
 import { empty, json, numeric, type Board, type HttpAnswer, type RequestContext } from '../board-context.js';
-import { baseTag } from '../data.js';
-import type { ImageRecord } from '../data.js';
+import { iso } from '../data.js';
 import type { FileExtension } from '../files.js';
 import { sha512 } from '../files.js';
 import { singleImage } from '../filtering.js';
-import { imageJson, indexTags } from '../render.js';
+import { imageJson } from '../render.js';
+import { hasRatingTag, storeImage, tagNames } from '../runtime-images.js';
 import { downloadOwnFile } from './files.js';
 
 async function submitImage(board: Board, ctx: RequestContext): Promise<HttpAnswer> {
@@ -40,48 +41,19 @@ async function submitImage(board: Board, ctx: RequestContext): Promise<HttpAnswe
   if ([...board.data.images.values()].some((image) => image.origSha512 === hash || image.sha512 === hash)) {
     errors['image_orig_sha512_hash'] = ['has already been taken'];
   }
-  const tags = [
-    ...new Set(
-      tagInput
-        .split(',')
-        .map((t) => t.trim().toLowerCase().replace(/\s+/g, ' '))
-        .filter((t) => t !== ''),
-    ),
-  ];
+  const tags = tagNames(tagInput.split(','));
   const tagErrors: string[] = [];
   if (tags.length < 3) tagErrors.push('must contain at least 3 tags');
-  if (
-    !tags.some((t) =>
-      ['safe', 'suggestive', 'questionable', 'explicit', 'semi-grimdark', 'grimdark', 'grotesque'].includes(
-        t,
-      ),
-    )
-  ) {
+  if (!hasRatingTag(tags)) {
     tagErrors.push('must contain at least one rating tag');
   }
   if (tagErrors.length > 0) errors['tag_input'] = tagErrors;
   if (Object.keys(errors).length > 0) return json(400, { errors });
 
-  const id = Math.max(...board.data.images.keys()) + 1;
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const seed = `upload-${id}`;
-  board.data.uploads.set(seed, { bytes, ext });
-  for (const tag of tags) {
-    if (!board.tagIndex.byName.has(tag)) {
-      // A new tag from an upload starts uncategorised.
-      board.data.tags.push(
-        baseTag(Math.max(...board.data.tags.map((t) => t.id)) + 1, tag, { category: null }),
-      );
-    }
-  }
   const format = ext === 'mp4' ? 'webm' : ext;
-  const image: ImageRecord = {
-    id,
-    createdAt: now,
-    updatedAt: now,
-    firstSeenAt: now,
-    legacyShape: false,
+  const image = storeImage(board, {
     tags,
+    createdAt: iso(Date.now()),
     description,
     sourceUrls: sourceUrl === '' ? [] : [sourceUrl],
     uploader: ctx.user.name,
@@ -90,30 +62,10 @@ async function submitImage(board: Board, ctx: RequestContext): Promise<HttpAnswe
     height: 1,
     format,
     name: decodeURIComponent(new URL(url).pathname.split('/').pop() ?? `upload.${ext}`),
-    upvotes: 0,
-    downvotes: 0,
-    faves: 0,
-    commentCount: 0,
-    animated: format === 'gif' || format === 'webm',
-    duration: 0.04,
     // New uploads appear before their thumbnails exist.
     thumbnailsGenerated: false,
-    processed: false,
-    intensities: null,
-    size: bytes.length,
-    origSha512: hash,
-    sha512: hash,
-    wilsonScore: 0,
-    deletionReason: null,
-    duplicateOf: null,
-    urlStyle: 'absolute',
-    favedBy: [],
-    upvotedBy: [],
-    fileSeed: seed,
-    approved: true,
-  };
-  board.data.images.set(id, image);
-  board.tagIndex = indexTags(board.data);
+    upload: { bytes, ext },
+  });
   return json(200, { image: imageJson(image, false, board.renderContext()) });
 }
 
