@@ -6,12 +6,16 @@
 import type Keyv from 'keyv';
 import type { Interaction } from 'discord.js';
 import type { Config } from '../src/config.js';
-import type { ContextFactory, MessageHandler } from '../src/discord/contract.js';
+import type { BackgroundTask, ContextFactory, MessageHandler } from '../src/discord/contract.js';
+import { createLocalLeases, type PollLeases } from '../src/shared/leases.js';
 import { createInteractionState } from '../src/discord/button-state.js';
 import type { DescribeError } from '../src/discord/user-error.js';
 import type { ClientRegistry } from '../src/philomena/registry.js';
 import type { Site } from '../src/philomena/sites.js';
 import { featuredCommand } from './featured/featured.js';
+import { createFeedCommand, type FeedCommandOptions } from './feed/feed.js';
+import { createFeedStore } from './feed/feed-store.js';
+import { createFeedPoller, type PollEvent } from './feed/poller.js';
 import { imageCommand } from './image/image.js';
 import { findSourceCommand } from './reverse/find-source.js';
 import { reverseCommand } from './reverse/reverse.js';
@@ -30,8 +34,12 @@ import { createUnfurlHandler, type UnfurlDecision } from './unfurl/unfurl.js';
 /**
  * `defaultSite` is the configured site (BOORU_URL): `/settings site` offers it by name when it is not a
  * known site. Pass it wherever the list is registered, so the registration (and its hash) covers it.
+ * `feeds` is what `/feed` runs on; a list made only to be registered (deploy-commands) goes without it,
+ * since registering reads only the commands' definitions.
  */
-export function allCommands(options: { readonly defaultSite?: Site } = {}): readonly Command[] {
+export function allCommands(
+  options: { readonly defaultSite?: Site; readonly feeds?: FeedCommandOptions } = {},
+): readonly Command[] {
   return [
     imageCommand,
     searchCommand,
@@ -40,8 +48,22 @@ export function allCommands(options: { readonly defaultSite?: Site } = {}): read
     findSourceCommand,
     featuredCommand,
     createSettingsCommand(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
+    createFeedCommand(options.feeds ?? UNCONFIGURED_FEEDS),
   ];
 }
+
+/** `/feed` as registered only: running it without the bot's store is a bug, said as one. */
+const UNCONFIGURED_FEEDS: FeedCommandOptions = {
+  feeds: {
+    list: () => Promise.reject(new Error('feeds are not configured in this command list')),
+    guilds: () => Promise.reject(new Error('feeds are not configured in this command list')),
+    add: () => Promise.reject(new Error('feeds are not configured in this command list')),
+    remove: () => Promise.reject(new Error('feeds are not configured in this command list')),
+    update: () => Promise.reject(new Error('feeds are not configured in this command list')),
+  },
+  perServer: 0,
+  intervalMs: 0,
+};
 
 export interface FeatureDeps {
   readonly config: Config;
@@ -53,6 +75,12 @@ export interface FeatureDeps {
   readonly download?: Download;
   /** Told what became of each link the unfurler recognised (metrics). */
   readonly onUnfurlDecision?: (decision: UnfurlDecision, count: number) => void;
+  /** Who polls which feed group: shared between processes (Redis) or this process's own. */
+  readonly leases?: PollLeases;
+  /** Told of each feed poll (metrics, tests). */
+  readonly onFeedPoll?: (event: PollEvent) => void;
+  /** How often the feed poller looks for due groups; default FEED_INTERVAL / 20 (tests: shorter). */
+  readonly feedTickMs?: number;
 }
 
 export interface Features {
@@ -60,6 +88,7 @@ export interface Features {
   readonly context: ContextFactory<CommandContext>;
   readonly messageHandlers: readonly MessageHandler[];
   readonly describeError: DescribeError;
+  readonly tasks: readonly BackgroundTask[];
 }
 
 export function createFeatures(deps: FeatureDeps): Features {
@@ -97,10 +126,29 @@ export function createFeatures(deps: FeatureDeps): Features {
     ...(deps.onUnfurlDecision === undefined ? {} : { onDecision: deps.onUnfurlDecision }),
   });
 
+  const feeds = createFeedStore(deps.store);
+  const poller = createFeedPoller({
+    feeds,
+    registry,
+    sites,
+    settings,
+    leases: deps.leases ?? createLocalLeases(now),
+    logger: logger.child({ task: 'feeds' }),
+    intervalMs: config.feedIntervalMs,
+    maxPerPoll: config.feedMaxPerPoll,
+    ...(deps.feedTickMs === undefined ? {} : { tickMs: deps.feedTickMs }),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.onFeedPoll === undefined ? {} : { onPoll: deps.onFeedPoll }),
+  });
+
   return {
-    commands: allCommands({ defaultSite: config.site }),
+    commands: allCommands({
+      defaultSite: config.site,
+      feeds: { feeds, perServer: config.feedsPerServer, intervalMs: config.feedIntervalMs },
+    }),
     context,
     messageHandlers: [unfurl],
     describeError: userErrorText,
+    tasks: [poller],
   };
 }

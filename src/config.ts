@@ -109,6 +109,25 @@ const discordApiUrl = z
     },
   );
 
+/** FEED_INTERVAL's bounds: the board's politeness floor, and a day. */
+export const FEED_INTERVAL_MIN_MS = 60_000;
+const FEED_INTERVAL_MAX_MS = 24 * 3_600_000;
+const DURATION_PATTERN = /^(\d{1,6})\s*(s|m|h)?$/;
+
+/** A whole number from `min` to `max`, with its default. */
+function count(defaultValue: number, min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .regex(/^\d{1,6}$/, message)
+      .transform(Number)
+      .refine((n) => n >= min && n <= max, message)
+      .default(defaultValue),
+  );
+}
+
 /** Discord's own ceiling is far lower; this only stops a typo from starting a million connections. */
 export const SHARD_COUNT_MAX = 100_000;
 
@@ -227,6 +246,23 @@ const envSchema = z
         .refine((n) => n >= 1 && n <= SHARD_COUNT_MAX, `must be a whole number from 1 to ${SHARD_COUNT_MAX}`),
     ),
     SHARD_IDS: optional(shardIds),
+    FEED_INTERVAL: z.preprocess(
+      blankIsUnset,
+      z
+        .string()
+        .default('5m')
+        .transform((value, ctx) => {
+          const match = DURATION_PATTERN.exec(value.toLowerCase());
+          const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1_000) : Number.NaN;
+          if (!(ms >= FEED_INTERVAL_MIN_MS && ms <= FEED_INTERVAL_MAX_MS)) {
+            ctx.addIssue({ code: 'custom', message: 'must be a duration from 1m to 24h, such as 5m or 90s' });
+            return z.NEVER;
+          }
+          return ms;
+        }),
+    ),
+    FEEDS_PER_SERVER: count(10, 1, 100),
+    FEED_MAX_PER_POLL: count(10, 1, 50),
   })
   .superRefine((env, ctx) => {
     if (env.SHARD_IDS === undefined) return;
@@ -274,6 +310,12 @@ export const configSchema = envSchema.transform((env) => ({
   metricsPort: env.METRICS_PORT,
   /** The address the metrics server binds to (default 127.0.0.1: this machine only). */
   metricsHost: env.METRICS_HOST,
+  /** How often each feed's search is polled (FEED_INTERVAL, default 5 min, at least 1 min). */
+  feedIntervalMs: env.FEED_INTERVAL,
+  /** Feeds one server may have. */
+  feedsPerServer: env.FEEDS_PER_SERVER,
+  /** Images one feed posts per poll; the rest are summed up in one line with a link. */
+  feedMaxPerPoll: env.FEED_MAX_PER_POLL,
   /**
    * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
    * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).
@@ -315,6 +357,9 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
     'for example METRICS_HOST=127.0.0.1 (this machine only, the default) or 0.0.0.0 (every interface, for a scraper elsewhere)',
   SHARD_COUNT:
     'for example SHARD_COUNT=4 (the same in every process of the bot), or leave it blank for the count Discord recommends (README, "Running at scale")',
+  FEED_INTERVAL: 'for example FEED_INTERVAL=5m (the default), or 1m at the fastest',
+  FEEDS_PER_SERVER: 'for example FEEDS_PER_SERVER=10 (the default)',
+  FEED_MAX_PER_POLL: 'for example FEED_MAX_PER_POLL=10 (the default)',
   SHARD_IDS:
     'for example SHARD_IDS=0,1 with SHARD_COUNT=4 in one process and SHARD_IDS=2,3 in the other, or leave it blank for every shard',
 };

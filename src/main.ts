@@ -14,6 +14,7 @@ import { createClientRegistry } from './philomena/registry.js';
 import { createRedisBudgetSlots } from './shared/redis-budget-slots.js';
 import { createRedisFlights } from './shared/redis-flights.js';
 import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
+import { createRedisLeases } from './shared/redis-leases.js';
 import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
 import { closeStore, logStoreErrors, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
 
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
     store,
     registry,
     ...(metrics === undefined ? {} : { onUnfurlDecision: metrics.unfurlDecision }),
+    // Each feed group is polled by one process of the bot per interval.
+    ...(redisClient === undefined ? {} : { leases: createRedisLeases({ client: redisClient, logger }) }),
   });
   const bot = createBot({
     config,

@@ -10,10 +10,7 @@ import {
   SORTS,
   type Sort,
 } from './paging.js';
-import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
-import { lastTerm } from '../../src/philomena/tags.js';
-
-const QUERY_MAX = 1000;
+import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 
 export const searchCommand = {
   kind: 'chat',
@@ -66,24 +63,10 @@ export const searchCommand = {
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);
     if (focused.name !== 'query') return [];
-    const { prefix, term } = lastTerm(focused.value);
-    // Keep a negation the member typed in front of the term.
-    const negation = /^(?:-|!|NOT\s+)/i.exec(term)?.[0] ?? '';
-    const bare = term.slice(negation.length);
-    if (bare.trim() === '') return [];
-    // A choice replaces the whole option, so its value is everything typed before the term plus the tag,
-    // and Discord caps a value at 100 characters: only tags that fit are offered. Without room for even
-    // one character, there is nothing to offer and the board is not asked.
-    const lead = `${prefix}${negation}`;
-    const room = CHOICE_TEXT_MAX - lead.length;
-    if (room <= 0) return [];
-    const tags = await suggestTags(context.registry.client(context.view.site), bare, {
+    return queryChoices(context.registry.client(context.view.site), focused.value, {
       ageRestricted: context.view.ageRestricted,
       signal: context.signal,
     });
-    return tags
-      .filter((tag) => tag.name.length <= room)
-      .map((tag) => ({ name: suggestionLabel(tag), value: `${lead}${tag.name}` }));
   },
   buttons: searchButtons(),
 } satisfies Command;

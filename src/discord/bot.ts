@@ -21,7 +21,15 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
 import { outgoing } from './acks.js';
-import type { Command, ContextFactory, MessageAnswer, MessageHandler, RuntimeObserver } from './contract.js';
+import { createChannelPoster } from './channel-poster.js';
+import type {
+  BackgroundTask,
+  Command,
+  ContextFactory,
+  MessageAnswer,
+  MessageHandler,
+  RuntimeObserver,
+} from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
 import { createInFlightTracker } from './in-flight.js';
@@ -41,6 +49,8 @@ export interface BotDeps<C> {
   readonly context: ContextFactory<C>;
   /** Readers of chat messages (the unfurler); they run only when UNFURL is on. */
   readonly messageHandlers?: readonly MessageHandler[];
+  /** Work of the features' own (feed polls), started once ready and stopped first on stop. */
+  readonly tasks?: readonly BackgroundTask[];
   /** What a member reads for a failure (the features' errors included). */
   readonly describeError?: DescribeError;
   /** Merged over the bot's own discord.js options (tests: timeouts, REST tuning). */
@@ -236,6 +246,15 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       await session.connect();
       const client = session.client;
       if (client) await register(client);
+      if (client) {
+        for (const task of deps.tasks ?? []) {
+          try {
+            task.start(createChannelPoster(client));
+          } catch (error) {
+            logger.error({ err: error, task: task.name }, 'a background task could not start');
+          }
+        }
+      }
       logger.info(
         {
           unfurl: session.readingChat,
@@ -250,6 +269,16 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     async stop(options = {}) {
       draining = true;
       router.setAccepting(false);
+      // Background work first: a poll under way finishes its post and cursor write, no new one starts.
+      await Promise.all(
+        (deps.tasks ?? []).map((task) =>
+          task
+            .stop()
+            .catch((error: unknown) =>
+              logger.warn({ err: error, task: task.name }, 'a background task did not stop cleanly'),
+            ),
+        ),
+      );
       const graceMs = options.graceMs ?? 0;
       const waiting = inFlight.size;
       if (waiting > 0 && graceMs > 0) logger.info({ inFlight: waiting, graceMs }, 'finishing work in flight');

@@ -22,6 +22,7 @@ import type {
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
+import type { ChannelPoster } from './channel-poster.js';
 
 /** A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send. */
 export interface MessageBody {
@@ -111,6 +112,17 @@ export interface MessageHandler {
 }
 
 /** Builds the features' context for one interaction (its view, the clients, the logger ...). */
+/**
+ * Work a feature does on its own, not in answer to anything (feed polls): started once the bot is ready,
+ * with a way to post to channels, and stopped first when the bot stops (before the work in flight drains).
+ */
+export interface BackgroundTask {
+  readonly name: string;
+  start(poster: ChannelPoster): void;
+  /** Stops starting new work and waits for the work under way. */
+  stop(): Promise<void>;
+}
+
 export type ContextFactory<C> = (interaction: Interaction, logger: Logger) => Promise<C>;
 
 /** Which kind of interaction an observed event is about. */

@@ -16,7 +16,8 @@
  * (review M2: one member's typing used up the search window for everyone):
  *
  * - By priority class first (`QUEUED_PRIORITIES`): every `interactive` waiter that fits goes before any
- *   `unfurl` waiter.
+ *   `unfurl` waiter, and every `unfurl` waiter before any `feed` waiter (background polls, which give up
+ *   and try again at their next interval rather than wait long).
  * - Within a class, round-robin over the servers that have waiters, and within a server over its members:
  *   a server or member that was just served goes to the back of the line. Within one member, FIFO.
  *   Requests without a server or member share one anonymous group (a program using the library alone).
@@ -139,7 +140,7 @@ export const SHARED_FALLBACK_SHARE = 0.25;
  * The classes that wait for a slot, in the order they are served. `autocomplete` is not here: it never
  * waits. A new class takes its place in this list and nothing else changes.
  */
-export const QUEUED_PRIORITIES = ['interactive', 'unfurl'] as const satisfies readonly RequestPriority[];
+export const QUEUED_PRIORITIES = ['interactive', 'unfurl', 'feed'] as const satisfies readonly RequestPriority[];
 type QueuedPriority = (typeof QUEUED_PRIORITIES)[number];
 
 /** The paths the proxy counts in its search bucket. */

@@ -12,10 +12,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * - `interactive`: a member waits for the answer (a command, a button). Served first.
  * - `unfurl`: the bot answers a link in chat on its own; served after every interactive waiter.
+ * - `feed`: a background poll for new uploads; served after every unfurl waiter.
  * - `autocomplete`: suggestions while typing; a small fixed share of the window, never queued (an answer
  *   that comes late is useless, and a burst of keystrokes must not crowd out real commands).
  */
-export type RequestPriority = 'interactive' | 'unfurl' | 'autocomplete';
+export type RequestPriority = 'interactive' | 'unfurl' | 'feed' | 'autocomplete';
 
 export interface RequestContext {
   readonly priority: RequestPriority;

@@ -327,7 +327,7 @@ describe('request budget: fairness keeps the limits', () => {
           fc.record({
             gap: fc.integer({ min: 0, max: 300 }),
             search: fc.boolean(),
-            priority: fc.constantFrom('interactive', 'unfurl', 'autocomplete') as fc.Arbitrary<
+            priority: fc.constantFrom('interactive', 'unfurl', 'feed', 'autocomplete') as fc.Arbitrary<
               RequestContext['priority']
             >,
             server: fc.option(fc.constantFrom('A', 'B', 'C'), { nil: undefined }),

@@ -63,7 +63,10 @@ export interface HarnessOptions {
   readonly observers?: {
     readonly runtime?: RuntimeObserver;
     readonly onUnfurlDecision?: FeatureDeps['onUnfurlDecision'];
+    readonly onFeedPoll?: FeatureDeps['onFeedPoll'];
   };
+  /** How often the feed poller looks for due groups (default: FEED_INTERVAL / 20). */
+  readonly feedTickMs?: number;
 }
 
 export interface Harness {
@@ -84,6 +87,8 @@ export interface Harness {
   /** Every log line so far, parsed (pino JSON). */
   logLines(): Record<string, unknown>[];
   start(): Promise<void>;
+  /** One round of the feed poller now; resolves when it is over (the bot must be started). */
+  pollFeeds(): Promise<void>;
   /** Stops the bot and starts a new one (new store handle on the same file, new registry, same clocks). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -130,6 +135,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   let store = createStore(storeUrl);
   let registry = makeRegistry();
+  let pollFeeds: () => Promise<void> = () => Promise.reject(new Error('no feed poller yet'));
   let bot = makeBot();
   let started = false;
 
@@ -154,7 +160,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       registry,
       now: botClock.now,
       ...(onUnfurlDecision === undefined ? {} : { onUnfurlDecision }),
+      ...(options.observers?.onFeedPoll === undefined ? {} : { onFeedPoll: options.observers.onFeedPoll }),
+      ...(options.feedTickMs === undefined ? {} : { feedTickMs: options.feedTickMs }),
     });
+    const poller = features.tasks.find((task) => task.name === 'feeds');
+    if (poller !== undefined && 'pollNow' in poller && typeof poller.pollNow === 'function') {
+      pollFeeds = poller.pollNow as () => Promise<void>;
+    }
     return createBot({
       config,
       logger,
@@ -197,6 +209,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await bot.start();
       started = true;
     },
+    pollFeeds: () => pollFeeds(),
     async restart() {
       await stopAll();
       store = createStore(storeUrl);

@@ -1,0 +1,173 @@
+/**
+ * Where feeds live: one record per server (`feeds:guild:<id>`, every feed of that server with its cursor)
+ * and one index of the servers that have feeds (`feeds:index`), both without a lifetime. Every change is
+ * one atomic read-modify-write of its record (src/store.ts `recordStoreOf`: a compare-and-set in SQLite
+ * and Redis), so an admin's change and a poller's cursor write, from any process, never undo each other.
+ *
+ * The cursor is the id of the last image the feed has dealt with (posted, or counted in a "more" line):
+ * only images above it are ever posted, and it only grows.
+ */
+import { randomBytes } from 'node:crypto';
+import type Keyv from 'keyv';
+import { z } from 'zod';
+import { recordStoreOf } from '../../src/store.js';
+
+/** Why a feed does not run. */
+export type PauseReason = 'admin' | 'channel-missing' | 'forbidden' | 'query-rejected';
+
+export interface FeedPause {
+  readonly reason: PauseReason;
+  /** What to tell the admin (the board's or Discord's words, short). */
+  readonly detail: string;
+  readonly at: number;
+}
+
+export interface Feed {
+  readonly id: string;
+  readonly guildId: string;
+  readonly channelId: string;
+  /** `Site.id`. */
+  readonly siteId: string;
+  /** As the admin typed it. */
+  readonly query: string;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly cursor: number;
+  readonly lastPostAt?: number | undefined;
+  readonly paused?: FeedPause | undefined;
+}
+
+const pauseSchema = z.object({
+  reason: z.enum(['admin', 'channel-missing', 'forbidden', 'query-rejected']),
+  detail: z.string(),
+  at: z.number(),
+});
+
+const feedSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{1,16}$/),
+  guildId: z.string(),
+  channelId: z.string(),
+  siteId: z.string(),
+  query: z.string(),
+  createdBy: z.string(),
+  createdAt: z.number(),
+  cursor: z.number().int().nonnegative(),
+  lastPostAt: z.number().optional(),
+  paused: pauseSchema.optional(),
+});
+
+const guildRecordSchema = z.object({ feeds: z.array(feedSchema).default([]) });
+const indexSchema = z.object({ guilds: z.array(z.string()).default([]) });
+
+const INDEX_KEY = 'feeds:index';
+const guildKey = (guildId: string) => `feeds:guild:${guildId}`;
+
+export class FeedLimitError extends Error {
+  override get name(): string {
+    return 'FeedLimitError';
+  }
+}
+
+export interface FeedStore {
+  /** The server's feeds, oldest first. */
+  list(guildId: string): Promise<readonly Feed[]>;
+  /** Every server with feeds. */
+  guilds(): Promise<readonly string[]>;
+  /** Adds a feed; rejects with `FeedLimitError` when the server has `limit` already. */
+  add(feed: Omit<Feed, 'id'>, limit: number): Promise<Feed>;
+  /** Removes the feed; resolves with it, or undefined when there was none. */
+  remove(guildId: string, feedId: string): Promise<Feed | undefined>;
+  /**
+   * Changes one feed (the change sees its stored state, never a stale copy); resolves with the stored
+   * result, or undefined when the feed is gone (removed meanwhile: nothing is written).
+   */
+  update(guildId: string, feedId: string, change: (feed: Feed) => Feed): Promise<Feed | undefined>;
+}
+
+/** Short, readable, unique enough within one server (checked against its feeds). */
+function newId(taken: ReadonlySet<string>): string {
+  for (;;) {
+    const id = randomBytes(4).readUInt32BE().toString(36).padStart(6, '0').slice(0, 6);
+    if (!taken.has(id)) return id;
+  }
+}
+
+export function createFeedStore(store: Keyv): FeedStore {
+  const records = recordStoreOf(store);
+
+  function feedsOf(raw: unknown): Feed[] {
+    if (raw === undefined) return [];
+    const parsed = guildRecordSchema.safeParse(raw);
+    return parsed.success ? parsed.data.feeds : [];
+  }
+
+  function guildsOf(raw: unknown): string[] {
+    if (raw === undefined) return [];
+    const parsed = indexSchema.safeParse(raw);
+    return parsed.success ? parsed.data.guilds : [];
+  }
+
+  async function indexGuild(guildId: string, present: boolean): Promise<void> {
+    await records.update(INDEX_KEY, (raw) => {
+      const guilds = guildsOf(raw).filter((id) => id !== guildId);
+      return { guilds: present ? [...guilds, guildId] : guilds };
+    });
+  }
+
+  return {
+    async list(guildId) {
+      return feedsOf(await records.read(guildKey(guildId)));
+    },
+    async guilds() {
+      return guildsOf(await records.read(INDEX_KEY));
+    },
+    async add(input, limit) {
+      let added: Feed | undefined;
+      await records.update(guildKey(input.guildId), (raw) => {
+        const feeds = feedsOf(raw);
+        if (feeds.length >= limit) throw new FeedLimitError(`this server has ${feeds.length} feeds already`);
+        added = { ...input, id: newId(new Set(feeds.map((f) => f.id))) };
+        return { feeds: [...feeds, added] };
+      });
+      if (added === undefined) throw new Error('unreachable: the feed was not added');
+      // After the feed: a poller that reads the index and finds no feed yet only skips a server once.
+      await indexGuild(input.guildId, true);
+      return added;
+    },
+    async remove(guildId, feedId) {
+      let removed: Feed | undefined;
+      let left = 0;
+      await records.update(guildKey(guildId), (raw) => {
+        const feeds = feedsOf(raw);
+        removed = feeds.find((f) => f.id === feedId);
+        const rest = feeds.filter((f) => f.id !== feedId);
+        left = rest.length;
+        return { feeds: rest };
+      });
+      if (left === 0) await indexGuild(guildId, false);
+      return removed;
+    },
+    async update(guildId, feedId, change) {
+      let result: Feed | undefined;
+      await records.update(guildKey(guildId), (raw) => {
+        const feeds = feedsOf(raw);
+        result = undefined;
+        return {
+          feeds: feeds.map((feed) => {
+            if (feed.id !== feedId) return feed;
+            const next = change(feed);
+            // The cursor only grows, whatever a late writer thinks it is.
+            result = {
+              ...next,
+              id: feed.id,
+              guildId: feed.guildId,
+              cursor: Math.max(feed.cursor, next.cursor),
+            };
+            return result;
+          }),
+        };
+      });
+      return result;
+    },
+  };
+}

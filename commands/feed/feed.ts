@@ -1,0 +1,320 @@
+/**
+ * `/feed`: new images matching a search, posted to a channel (the poller in poller.ts does the posting).
+ * For members with Manage Server (Discord hides the command from the others, and the bot checks again).
+ *
+ * - `add query: [channel:] [site:]`: the bot checks it can post in the channel (View Channel, Send
+ *   Messages, Embed Links, and Send Messages in Threads for a thread) and that the board takes the query,
+ *   then starts the feed from now: only images uploaded after it are posted, never a backlog.
+ * - `list`: the server's feeds, with channel, site, query, last post and state.
+ * - `remove` / `pause` / `resume feed:` (the server's feeds are offered as you type).
+ */
+import {
+  ChannelType,
+  InteractionContextType,
+  PermissionFlagsBits,
+  SlashCommandBuilder,
+  type SlashCommandSubcommandBuilder,
+  type ApplicationCommandOptionChoiceData,
+  type ChatInputCommandInteraction,
+  type GuildBasedChannel,
+} from 'discord.js';
+import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
+import { BadQueryError } from '../../src/philomena/errors.js';
+import type { Site } from '../../src/philomena/sites.js';
+import { escapeInline, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
+import { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
+import type { ChatCommand, CommandContext } from '../shared/context.js';
+import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
+import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
+import { FeedLimitError, type Feed, type FeedStore, type PauseReason } from './feed-store.js';
+
+export interface FeedCommandOptions {
+  readonly feeds: FeedStore;
+  /** Feeds one server may have (FEEDS_PER_SERVER). */
+  readonly perServer: number;
+  /** How often feeds are polled (FEED_INTERVAL), to tell the admin. */
+  readonly intervalMs: number;
+}
+
+/** Channels a feed can post into. */
+const POSTABLE = [
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+  ChannelType.AnnouncementThread,
+  ChannelType.GuildVoice,
+] as const;
+
+const PAUSE_TEXT: Readonly<Record<PauseReason, string>> = {
+  admin: 'paused by an admin',
+  'channel-missing': 'paused: the channel is gone',
+  forbidden: 'paused: the bot may not post there',
+  'query-rejected': 'paused: the site refused the query',
+};
+
+function reply(content: string): Reply {
+  return messageReply({
+    content: truncateMarkdown(content, MESSAGE_CONTENT_MAX),
+    embeds: [],
+    components: [],
+  });
+}
+
+/** A query shown inside `code`: backticks cannot close it early. */
+function codeOf(query: string, max = 200): string {
+  return `\`${truncate(query, max).replace(/`/g, "'")}\``;
+}
+
+function minutes(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  return m === 1 ? 'minute' : `${m} minutes`;
+}
+
+type Subcommand = (
+  interaction: Incoming<ChatInputCommandInteraction>,
+  context: CommandContext,
+  guildId: string,
+) => Promise<Reply>;
+
+export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
+  const { feeds, perServer, intervalMs } = options;
+
+  function siteOf(context: CommandContext, id: string | null): Site {
+    if (id === null) return context.view.site;
+    const site =
+      context.sites.byId(id) ?? context.sites.all.find((s) => s.name.toLowerCase() === id.toLowerCase());
+    if (site === undefined) throw new UserFacingError('Unknown site: pick one from the list.');
+    return site;
+  }
+
+  async function feedOf(guildId: string, id: string): Promise<Feed> {
+    const feed = (await feeds.list(guildId)).find((f) => f.id === id.trim());
+    if (feed === undefined) throw new UserFacingError('No such feed in this server: see /feed list.');
+    return feed;
+  }
+
+  /** The bot's own permissions in `channel`, or what it lacks, said plainly. */
+  async function checkPostable(
+    interaction: Incoming<ChatInputCommandInteraction>,
+    channel: GuildBasedChannel,
+  ) {
+    if (!(POSTABLE as readonly ChannelType[]).includes(channel.type)) {
+      throw new UserFacingError('A feed posts into a text channel, an announcement channel or a thread.');
+    }
+    const guild = interaction.guild;
+    const me = guild?.members.me ?? (await guild?.members.fetchMe().catch(() => null)) ?? null;
+    const permissions = me === null ? null : channel.permissionsFor(me);
+    const needed = [
+      [PermissionFlagsBits.ViewChannel, 'View Channel'],
+      [
+        channel.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages,
+        channel.isThread() ? 'Send Messages in Threads' : 'Send Messages',
+      ],
+      [PermissionFlagsBits.EmbedLinks, 'Embed Links'],
+    ] as const;
+    const missing = needed.filter(([bit]) => permissions?.has(bit) !== true).map(([, name]) => name);
+    if (missing.length > 0) {
+      throw new UserFacingError(
+        `I can't post cards in <#${channel.id}>: I need ${missing.join(', ')} there.`,
+      );
+    }
+  }
+
+  const add: Subcommand = async (interaction, context, guildId) => {
+    const query = interaction.options.getString('query', true).trim();
+    if (query === '') throw new UserFacingError('A feed needs a query, e.g. "pony, cute".');
+    const site = siteOf(context, interaction.options.getString('site'));
+    const picked = interaction.options.getChannel('channel');
+    const channel = interaction.guild?.channels.cache.get(picked?.id ?? interaction.channelId) ?? null;
+    if (channel === null) throw new UserFacingError("I can't see that channel.");
+    await checkPostable(interaction, channel);
+    const ageRestricted = isAgeRestrictedChannel(channel);
+    const view = context.view.forSite(site);
+    // The board must take the query; its newest match is where the feed starts (no backlog).
+    let newest: number;
+    try {
+      const page = await context.registry.client(site).searchImages({
+        q: safeSearchQuery(query, ageRestricted),
+        sf: 'id',
+        sd: 'desc',
+        perPage: 1,
+        fresh: true,
+        ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+      });
+      newest = page.items[0]?.id ?? 0;
+    } catch (error) {
+      if (error instanceof BadQueryError) {
+        throw new UserFacingError(`${site.name} does not accept that query: ${truncate(error.message, 300)}`);
+      }
+      throw error;
+    }
+    let feed: Feed;
+    try {
+      feed = await feeds.add(
+        {
+          guildId,
+          channelId: channel.id,
+          siteId: site.id,
+          query,
+          createdBy: interaction.user.id,
+          createdAt: context.now(),
+          cursor: newest,
+        },
+        perServer,
+      );
+    } catch (error) {
+      if (error instanceof FeedLimitError) {
+        throw new UserFacingError(
+          `This server has ${perServer} feeds, the most it may have: remove one first (/feed remove).`,
+        );
+      }
+      throw error;
+    }
+    const rule = ageRestricted
+      ? 'It is an age-restricted channel: every rating is posted.'
+      : 'It is not an age-restricted channel: only images rated safe are posted there.';
+    return reply(
+      [
+        `Feed \`${feed.id}\` added: new ${escapeInline(site.name)} images matching ${codeOf(query)} go to <#${channel.id}>, checked every ${minutes(intervalMs)}, from now on.`,
+        rule,
+      ].join('\n'),
+    );
+  };
+
+  const list: Subcommand = async (_interaction, context, guildId) => {
+    const all = await feeds.list(guildId);
+    if (all.length === 0) return reply('This server has no feeds. Add one with /feed add.');
+    const lines = all.map((feed) => {
+      const site = context.sites.byId(feed.siteId);
+      const last =
+        feed.lastPostAt === undefined
+          ? 'nothing posted yet'
+          : `last post <t:${Math.floor(feed.lastPostAt / 1000)}:R>`;
+      const state =
+        feed.paused === undefined
+          ? 'running'
+          : `${PAUSE_TEXT[feed.paused.reason]}${feed.paused.reason === 'admin' ? '' : ` (${escapeInline(truncate(feed.paused.detail, 150))})`}`;
+      return `\`${feed.id}\` <#${feed.channelId}> · ${escapeInline(site?.name ?? feed.siteId)} · ${codeOf(feed.query, 120)} · ${last} · **${state}**`;
+    });
+    return reply([`**Feeds of this server** (${all.length} of ${perServer}):`, ...lines].join('\n'));
+  };
+
+  const remove: Subcommand = async (interaction, _context, guildId) => {
+    const id = interaction.options.getString('feed', true);
+    const removed = await feeds.remove(guildId, id.trim());
+    if (removed === undefined) throw new UserFacingError('No such feed in this server: see /feed list.');
+    return reply(`Feed \`${removed.id}\` removed: nothing more goes to <#${removed.channelId}> for it.`);
+  };
+
+  const pause: Subcommand = async (interaction, context, guildId) => {
+    const feed = await feedOf(guildId, interaction.options.getString('feed', true));
+    await feeds.update(guildId, feed.id, (current) => ({
+      ...current,
+      paused: { reason: 'admin', detail: 'paused by an admin', at: context.now() },
+    }));
+    return reply(`Feed \`${feed.id}\` paused. /feed resume starts it again from where it stopped.`);
+  };
+
+  const resume: Subcommand = async (interaction, _context, guildId) => {
+    const feed = await feedOf(guildId, interaction.options.getString('feed', true));
+    if (feed.paused === undefined) return reply(`Feed \`${feed.id}\` is running already.`);
+    await feeds.update(guildId, feed.id, (current) => ({ ...current, paused: undefined }));
+    return reply(`Feed \`${feed.id}\` resumed: what was uploaded meanwhile is posted at its next check.`);
+  };
+
+  const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = { add, list, remove, pause, resume };
+
+  const feedOption = (sub: SlashCommandSubcommandBuilder, description: string) =>
+    sub
+      .setDescription(description)
+      .addStringOption((option) =>
+        option
+          .setName('feed')
+          .setDescription('The feed (see /feed list)')
+          .setRequired(true)
+          .setAutocomplete(true),
+      );
+
+  return {
+    kind: 'chat',
+    data: new SlashCommandBuilder()
+      .setName('feed')
+      .setDescription('Post new images matching a search to a channel')
+      .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
+      .setContexts(InteractionContextType.Guild)
+      .addSubcommand((sub) =>
+        sub
+          .setName('add')
+          .setDescription('Post new images matching a search to a channel')
+          .addStringOption((option) =>
+            option
+              .setName('query')
+              .setDescription('Tags separated by commas, e.g. "pony, cute" (the site\'s search syntax works)')
+              .setRequired(true)
+              .setMaxLength(QUERY_MAX)
+              .setAutocomplete(true),
+          )
+          .addChannelOption((option) =>
+            option
+              .setName('channel')
+              .setDescription('Where to post (default: this channel)')
+              .addChannelTypes(...POSTABLE),
+          )
+          .addStringOption((option) =>
+            option.setName('site').setDescription("The site (default: this server's)").setAutocomplete(true),
+          ),
+      )
+      .addSubcommand((sub) => sub.setName('list').setDescription("This server's feeds"))
+      .addSubcommand((sub) => feedOption(sub.setName('remove'), 'Stop a feed and forget it'))
+      .addSubcommand((sub) => feedOption(sub.setName('pause'), 'Stop a feed for now'))
+      .addSubcommand((sub) => feedOption(sub.setName('resume'), 'Start a paused feed again'))
+      .toJSON(),
+    ephemeral: () => true,
+    async execute(interaction, context) {
+      const guildId = interaction.guildId;
+      if (guildId === null) throw new UserFacingError('Feeds belong to a server: use this command in one.');
+      // Discord hides the command from members without Manage Server, but a server can override that.
+      if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
+        throw new UserFacingError('Only members with the Manage Server permission can manage feeds.');
+      }
+      const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
+      if (run === undefined) throw new UserFacingError('Unknown feed command.');
+      return run(interaction, context, guildId);
+    },
+    async autocomplete(interaction, context): Promise<ApplicationCommandOptionChoiceData[]> {
+      const focused = interaction.options.getFocused(true);
+      const guildId = interaction.guildId;
+      if (focused.name === 'query') {
+        const site = context.sites.byId(interaction.options.getString('site') ?? '') ?? context.view.site;
+        return queryChoices(context.registry.client(site), focused.value, {
+          ageRestricted: context.view.ageRestricted,
+          signal: context.signal,
+        });
+      }
+      if (focused.name === 'site') {
+        const typed = focused.value.toLowerCase();
+        return context.sites.all
+          .filter((site) => site.name.toLowerCase().includes(typed) || site.id.includes(typed))
+          .slice(0, 25)
+          .map((site) => ({ name: truncate(site.name, CHOICE_TEXT_MAX), value: site.id }));
+      }
+      if (focused.name === 'feed' && guildId !== null) {
+        const typed = focused.value.toLowerCase();
+        const all = await feeds.list(guildId);
+        return all
+          .filter((feed) => feed.id.includes(typed) || feed.query.toLowerCase().includes(typed))
+          .slice(0, 25)
+          .map((feed) => {
+            const channel = interaction.guild?.channels.cache.get(feed.channelId)?.name ?? feed.channelId;
+            return {
+              name: truncate(`${feed.id} · #${channel} · ${feed.query}`, CHOICE_TEXT_MAX),
+              value: feed.id,
+            };
+          });
+      }
+      return [];
+    },
+  };
+}
