@@ -126,8 +126,11 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const query = interaction.options.getString('query', true).trim();
     if (query === '') throw new UserFacingError('A feed needs a query, e.g. "pony, cute".');
     const site = siteOf(context, interaction.options.getString('site'));
-    const picked = interaction.options.getChannel('channel');
-    const channel = interaction.guild?.channels.cache.get(picked?.id ?? interaction.channelId) ?? null;
+    // The option's id, looked up in the bot's own cache (the channel as the bot sees it, with its age
+    // restriction and the bot's permissions), not Discord's partial copy in the interaction.
+    const picked = interaction.options.get('channel')?.value;
+    const channelId = typeof picked === 'string' ? picked : interaction.channelId;
+    const channel = interaction.guild?.channels.cache.get(channelId) ?? null;
     if (channel === null) throw new UserFacingError("I can't see that channel.");
     await checkPostable(interaction, channel);
     const ageRestricted = isAgeRestrictedChannel(channel);
