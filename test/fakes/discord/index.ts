@@ -21,7 +21,8 @@
  * Shards: `startFakeDiscord({ shards: 2, maxConcurrency: 1, guilds: 4 })` recommends 2 shards in GET
  * /gateway/bot and accepts IDENTIFY `shard: [id, 2]` only (else 4010). The world then holds `guilds`
  * servers (default one per shard), built like `fake.guild` (which stays the first, on shard 0) with ids
- * on shard `i % shards` (`fake.guilds[i].shard`); REST knows the channels of `fake.guild` only. A session's
+ * on shard `i % shards` (`fake.guilds[i].shard`); REST knows every server's guild, channels and members
+ * (a background poster can post into any of them). A session's
  * READY and GUILD_CREATEs cover its shard's guilds; interactions and MESSAGE_CREATE go to the session of
  * the guild's shard (DMs to shard 0), and with no such session they are recorded in `undelivered`. At
  * most one IDENTIFY per 5 s per bucket `shard_id % maxConcurrency`: one more is a 'gateway' violation
@@ -33,8 +34,14 @@
  * held, as Discord does). What the bot did: `requests` (every REST call), `violations` (every refusal real
  * Discord would have made, also answered with Discord's status and JSON error), `mentionRisks` (message
  * bodies whose allowed_mentions is not `{ parse: [] }`), `channelMessages(channel)`,
- * `registeredCommands(guildId?)`. Faults: `inject({ route, status, retryAfter, times })` (429 with the
- * headers discord.js reads, 5xx ...), `dropGateway(code)` (the client resumes), `requestReconnect()`.
+ * `registeredCommands(guildId?)`, `nonceReplays` (sends with `nonce` + `enforce_nonce: true` repeating a
+ * nonce of the bot's in that channel within 5 minutes: answered with the earlier message, nothing new).
+ * Faults: `inject({ route, status, retryAfter, times })` (429 with the headers discord.js reads, 5xx ...),
+ * `dropGateway(code)` (the client resumes), `requestReconnect()`. Changes to the world, each also sent
+ * over the gateway: `deleteChannel(channel)` (then 404 10003, CHANNEL_DELETE), `denyBot(channel, bits)`
+ * / `allowBot(channel)` (a member overwrite: then 403 50013 Missing Permissions, or 50001 Missing Access
+ * without View Channel; CHANNEL_UPDATE with the new permission_overwrites). GET /channels/:id answers
+ * `nsfw` for text channels and `parent_id` for threads (a thread is age-restricted when its parent is).
  *
  * Timing rules: an interaction callback later than `answerWindowMs` (default 3000) is refused with
  * 404 10062 Unknown interaction; a second callback with 400 40060; webhook calls after `tokenLifetimeMs`
@@ -56,6 +63,7 @@ import type { FakeGateway, IdentifyRecord } from './gateway.js';
 import {
   DEFAULT_BOT_PERMISSIONS,
   DM_APP_PERMISSIONS,
+  botChannelPermissions,
   channelPayload,
   createSnowflakes,
   createWorld,
@@ -64,12 +72,13 @@ import {
   memberPayload,
   memberPermissions,
   messagePayload,
+  isThread,
   shardOfGuild,
   snowflakeOnShard,
   userOf,
   userPayload,
 } from './payloads.js';
-import type { ChannelRef, World } from './payloads.js';
+import type { ChannelRef, SeedChannel, World } from './payloads.js';
 import { createFakeRest } from './rest.js';
 import { createState } from './state.js';
 import type { InjectRule, InteractionRecord, StoredCommand } from './state.js';
@@ -77,6 +86,7 @@ import type {
   Choice,
   GatewayClose,
   MentionRisk,
+  NonceReplay,
   RecordedMessage,
   RecordedRequest,
   RecordedResponse,
@@ -88,6 +98,7 @@ export type {
   Choice,
   GatewayClose,
   MentionRisk,
+  NonceReplay,
   RecordedMessage,
   RecordedRequest,
   RecordedResponse,
@@ -307,6 +318,29 @@ export interface FakeDiscord {
   channelMessages(channel: ChannelTarget): RecordedMessage[];
   /** Every stored message of a channel, the bot's and the users'. */
   allMessages(channel: ChannelTarget): RecordedMessage[];
+  /**
+   * Sends with `nonce` + `enforce_nonce: true` that repeated a nonce of the bot's in the same channel
+   * within 5 minutes (the fake's clock): nothing was created, the earlier message was answered (200).
+   */
+  readonly nonceReplays: readonly NonceReplay[];
+  /**
+   * Deletes a channel (any server's) or thread: REST on it answers 404 10003 Unknown Channel from then
+   * on, and the session holding the server's shard gets CHANNEL_DELETE (THREAD_DELETE for a thread, with
+   * only id, guild_id, parent_id and type). A channel's threads go with it (no events of their own: a
+   * discord.js client drops them with the parent); a category's channels move out of it (CHANNEL_UPDATE
+   * each). Messages already sent stay readable through `channelMessages` / `allMessages`.
+   */
+  deleteChannel(channel: ChannelTarget): void;
+  /**
+   * Adds a member overwrite on a channel (not a thread: threads follow their parent) denying the bot
+   * `permissions` (OR-ed with what an earlier call denied). REST then answers 403 50001 Missing Access
+   * where the bot loses View Channel, else 403 50013 Missing Permissions for what it lacks (embeds are
+   * dropped silently without Embed Links, as Discord does); the session of the server's shard gets
+   * CHANNEL_UPDATE carrying the new `permission_overwrites`, so discord.js's `permissionsFor` agrees.
+   */
+  denyBot(channel: ChannelTarget, permissions: bigint): void;
+  /** Removes the bot's overwrite on that channel again (CHANNEL_UPDATE with it gone). */
+  allowBot(channel: ChannelTarget): void;
   message(id: string): RecordedMessage | undefined;
   registeredCommands(guildId?: string): StoredCommand[];
   inject(rule: InjectRule): void;
@@ -370,6 +404,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     token,
     applicationId,
     world,
+    worlds,
     answerWindowMs: options.answerWindowMs ?? 3000,
     tokenLifetimeMs: options.tokenLifetimeMs ?? 15 * 60_000,
     now,
@@ -453,10 +488,33 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   // ---------------------------------------------------------------------------------------------------
 
-  function channelIdOf(target: ChannelTarget): string {
-    if (target in world.refs) return world.refs[target as keyof typeof world.refs];
-    if (target === world.dmChannelId || worlds.some((w) => w.channels.has(target))) return target;
+  /** Channels `deleteChannel` took out, with their server: their messages stay readable. */
+  const deletedChannels = new Map<string, { world: World; channel: SeedChannel }>();
+
+  function channelIdOf(target: ChannelTarget, { deleted = false }: { deleted?: boolean } = {}): string {
+    const id = target in world.refs ? world.refs[target as keyof typeof world.refs] : target;
+    if (id === world.dmChannelId || worlds.some((w) => w.channels.has(id))) return id;
+    if (deletedChannels.has(id)) {
+      if (deleted) return id;
+      throw new Error(`fake Discord: channel ${target} was deleted`);
+    }
     throw new Error(`fake Discord: unknown channel ${target}`);
+  }
+
+  /** A live guild channel or thread and its server (not the DM). */
+  function guildChannel(target: ChannelTarget, what: string): { w: World; channel: SeedChannel } {
+    const id = channelIdOf(target);
+    const w = worlds.find((candidate) => candidate.channels.has(id));
+    const channel = w?.channels.get(id);
+    if (w === undefined || channel === undefined)
+      throw new Error(`fake Discord: ${what} needs a guild channel`);
+    return { w, channel };
+  }
+
+  /** CHANNEL_UPDATE (sent with the Guilds intent) to the session of the channel's server. */
+  function dispatchChannelUpdate(w: World, channel: SeedChannel): void {
+    const d = channelPayload(w, channel, now);
+    dispatchToShard('CHANNEL_UPDATE', w.guildId, (intents) => ((intents & INTENT_GUILDS) === 0 ? null : d));
   }
 
   /** The server a channel belongs to (the DM: the first world, whose plain member it is with). */
@@ -627,7 +685,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         channel === undefined
           ? dmChannelPayload(world)
           : { ...channelPayload(w, channel, now), permissions: memberPerms.toString() },
-      app_permissions: (inGuild ? memberPermissions(w, w.bot.id) : DM_APP_PERMISSIONS).toString(),
+      app_permissions: (inGuild ? botChannelPermissions(w, channelId) : DM_APP_PERMISSIONS).toString(),
       authorizing_integration_owners: inGuild ? { '0': w.guildId } : { '0': '0' },
       context: inGuild ? 0 : 1,
     };
@@ -935,10 +993,65 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return state.mentionRisks;
     },
     channelMessages(channel) {
-      return state.messagesIn(channelIdOf(channel)).filter((m) => m.authorId === world.bot.id || m.edits > 0);
+      return state
+        .messagesIn(channelIdOf(channel, { deleted: true }))
+        .filter((m) => m.authorId === world.bot.id || m.edits > 0);
     },
     allMessages(channel) {
-      return state.messagesIn(channelIdOf(channel));
+      return state.messagesIn(channelIdOf(channel, { deleted: true }));
+    },
+    get nonceReplays() {
+      return state.nonceReplays;
+    },
+
+    deleteChannel(target) {
+      const { w, channel } = guildChannel(target, 'deleteChannel');
+      const gone = [
+        channel,
+        ...[...w.channels.values()].filter((c) => isThread(c) && c.parentId === channel.id),
+      ];
+      for (const c of gone) {
+        w.channels.delete(c.id);
+        w.botDenied.delete(c.id);
+        deletedChannels.set(c.id, { world: w, channel: c });
+      }
+      if (isThread(channel)) {
+        // Discord sends THREAD_DELETE for a thread, with only these fields.
+        const d = { id: channel.id, guild_id: w.guildId, parent_id: channel.parentId, type: channel.type };
+        dispatchToShard('THREAD_DELETE', w.guildId, (intents) =>
+          (intents & INTENT_GUILDS) === 0 ? null : d,
+        );
+      } else {
+        const d = channelPayload(w, channel, now);
+        dispatchToShard('CHANNEL_DELETE', w.guildId, (intents) =>
+          (intents & INTENT_GUILDS) === 0 ? null : d,
+        );
+        // The channels of a deleted category stay, outside any category.
+        for (const child of [...w.channels.values()]) {
+          if (child.parentId !== channel.id || isThread(child)) continue;
+          const moved: SeedChannel = { ...child, parentId: null };
+          w.channels.set(child.id, moved);
+          dispatchChannelUpdate(w, moved);
+        }
+      }
+      state.notify();
+    },
+
+    denyBot(target, permissions) {
+      const { w, channel } = guildChannel(target, 'denyBot');
+      if (isThread(channel)) {
+        throw new Error('fake Discord: threads have no overwrites of their own: deny on the parent channel');
+      }
+      w.botDenied.set(channel.id, (w.botDenied.get(channel.id) ?? 0n) | permissions);
+      dispatchChannelUpdate(w, channel);
+      state.notify();
+    },
+
+    allowBot(target) {
+      const { w, channel } = guildChannel(target, 'allowBot');
+      if (!w.botDenied.delete(channel.id)) return;
+      dispatchChannelUpdate(w, channel);
+      state.notify();
     },
     message(id) {
       return state.messages.get(id);

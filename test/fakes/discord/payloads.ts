@@ -84,7 +84,13 @@ export interface World {
   readonly users: Map<string, SeedUser>;
   /** userId → role ids (besides @everyone). */
   readonly memberRoles: Map<string, string[]>;
+  /** Channels and threads by id; `fake.deleteChannel` takes them out. */
   readonly channels: Map<string, SeedChannel>;
+  /**
+   * Channel id → the permissions a member overwrite on that channel denies the bot (`fake.denyBot`);
+   * threads take their parent's.
+   */
+  readonly botDenied: Map<string, bigint>;
   readonly refs: Record<ChannelRef, string> & { category: string };
   readonly dmChannelId: string;
   /** The user the DM channel is with. */
@@ -168,6 +174,7 @@ export function createWorld(options: {
       [bot.id, [botRoleId]],
     ]),
     channels,
+    botDenied: new Map(),
     refs: {
       category,
       plain,
@@ -272,6 +279,25 @@ export function memberPermissions(world: World, userId: string): bigint {
 
 export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
 
+/**
+ * The bot's permissions in one channel of the world: its guild-wide permissions less what the channel's
+ * member overwrite denies it (a thread: its parent's overwrite), the way Discord and discord.js's
+ * `permissionsFor` compute them. Administrator (or owning the guild) bypasses overwrites.
+ */
+export function botChannelPermissions(world: World, channelId: string): bigint {
+  const base = memberPermissions(world, world.bot.id);
+  if ((base & PermissionFlagsBits.Administrator) !== 0n) return base;
+  const channel = world.channels.get(channelId);
+  const holder = channel !== undefined && isThread(channel) ? channel.parentId : channelId;
+  return base & ~(holder === null ? 0n : (world.botDenied.get(holder) ?? 0n));
+}
+
+/** The channel's permission_overwrites as Discord sends them (the bot's member overwrite, if any). */
+export function permissionOverwritesPayload(world: World, channelId: string): Record<string, unknown>[] {
+  const denied = world.botDenied.get(channelId);
+  return denied === undefined ? [] : [{ id: world.bot.id, type: 1, allow: '0', deny: denied.toString() }];
+}
+
 export function isThread(channel: SeedChannel): boolean {
   return (
     channel.type === ChannelType.PublicThread ||
@@ -316,7 +342,7 @@ export function channelPayload(
     guild_id: world.guildId,
     name: channel.name,
     position: channel.position,
-    permission_overwrites: [],
+    permission_overwrites: permissionOverwritesPayload(world, channel.id),
     parent_id: channel.parentId,
     nsfw: channel.nsfw,
     flags: 0,
@@ -457,6 +483,7 @@ export function messagePayload(
     flags: message.flags,
     reactions: [],
   };
+  if (message.nonce !== undefined) payload['nonce'] = message.nonce;
   if (message.webhookId !== undefined) {
     payload['webhook_id'] = message.webhookId;
     payload['application_id'] = message.webhookId;

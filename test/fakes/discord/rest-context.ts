@@ -3,7 +3,7 @@
  * shapes, the error a handler throws to refuse like Discord, and the context each module registers its
  * routes on. The context is built once per fake by `createFakeRest`, so nothing here holds state.
  */
-import type { World } from './payloads.js';
+import type { SeedChannel, World } from './payloads.js';
 import type { FakeState } from './state.js';
 import type { ViolationKind } from './types.js';
 import { errorTree, type Issue, type SchemaName } from './validate.js';
@@ -62,7 +62,14 @@ export function invalidForm(
 /** One fake's REST surface as the route modules see it: its state, the route table and the checks. */
 export interface RestContext {
   readonly state: FakeState;
+  /** The first server: the bot's user and the DM live here. */
   readonly world: World;
+  /** Every server (`world` first); REST knows the channels of all of them. */
+  readonly worlds: readonly World[];
+  /** A guild channel or thread of any server, with its server (undefined: unknown, deleted, or the DM). */
+  channelOf(channelId: string): { world: World; channel: SeedChannel } | undefined;
+  /** The server a guild id names. */
+  worldOfGuild(guildId: string | undefined): World | undefined;
   readonly gatewayUrl: () => string;
   /**
    * Registers a route; the first registered template that fits a path wins, so a literal segment
@@ -72,9 +79,14 @@ export interface RestContext {
   add(method: string, template: string, handler: Handler, auth?: boolean): void;
   /** The bot's permissions in a channel (the DM's are fixed, as Discord's are for apps). */
   botPermissionsIn(channelId: string): bigint;
-  /** 404 10003 Unknown Channel unless the channel is in the seeded world. */
+  /** 404 10003 Unknown Channel unless the channel is one of the servers' (or the DM). */
   requireChannel(channelId: string): void;
-  /** 403 50013 Missing Permissions unless the bot holds every bit in the channel. */
+  /** 403 50001 Missing Access if the bot cannot see a guild channel (View Channel denied there). */
+  requireAccess(channelId: string): void;
+  /**
+   * 403 50001 Missing Access if the bot cannot see the channel, else 403 50013 Missing Permissions unless
+   * it holds every bit there.
+   */
   requirePermission(channelId: string, ...bits: bigint[]): void;
   /** 400 50035 for a body off Discord's OpenAPI schema, then for one past the documented limits. */
   validate(name: SchemaName, body: unknown, limitsOf: unknown, prefix?: (string | number)[]): void;

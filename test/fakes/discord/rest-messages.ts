@@ -52,6 +52,11 @@ function attachmentsFrom(
   return [...kept, ...uploaded];
 }
 
+function guildIdOf(rest: RestContext, channelId: string): { guild_id?: string } {
+  const found = rest.channelOf(channelId);
+  return found === undefined ? {} : { guild_id: found.world.guildId };
+}
+
 export function newMessage(
   rest: RestContext,
   req: RestRequest,
@@ -83,7 +88,7 @@ export function newMessage(
       ? {
           message_id: String(reference['message_id']),
           channel_id: channelId,
-          ...(world.channels.has(channelId) ? { guild_id: world.guildId } : {}),
+          ...guildIdOf(rest, channelId),
         }
       : undefined,
     attachments: attachmentsFrom(rest, req, body, channelId, []),
@@ -134,10 +139,10 @@ function interactionMetadata(world: World, interaction: InteractionRecord): Reco
   };
 }
 
-export function messageJson(
-  { state, world }: RestContext,
-  message: RecordedMessage,
-): Record<string, unknown> {
+export function messageJson(rest: RestContext, message: RecordedMessage): Record<string, unknown> {
+  const { state } = rest;
+  // Authors are looked up in the message's own server.
+  const world = rest.channelOf(message.channelId)?.world ?? rest.world;
   const interaction =
     message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
   return messagePayload(

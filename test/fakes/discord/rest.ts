@@ -8,7 +8,8 @@
  * buckets, errors to Discord's JSON). The routes themselves live by resource in `routes/`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DM_APP_PERMISSIONS, memberPermissions } from './payloads.js';
+import { PermissionFlagsBits } from 'discord.js';
+import { DM_APP_PERMISSIONS, botChannelPermissions, type SeedChannel, type World } from './payloads.js';
 import {
   DiscordError,
   invalidForm,
@@ -70,6 +71,7 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   const routes: Route[] = [];
   const buckets = new Map<string, { count: number; resetAt: number }>();
   const world = state.world;
+  const worlds = state.worlds;
 
   const add = (method: string, template: string, handler: Handler, auth = true): void => {
     routes.push({ method, template, parts: template.split('/').filter(Boolean), auth, handler });
@@ -78,18 +80,37 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   // ---------------------------------------------------------------------------------------------------
   // Checks the route handlers call.
 
-  const channelExists = (id: string): boolean => id === world.dmChannelId || world.channels.has(id);
+  function channelOf(id: string): { world: World; channel: SeedChannel } | undefined {
+    for (const w of worlds) {
+      const channel = w.channels.get(id);
+      if (channel !== undefined) return { world: w, channel };
+    }
+    return undefined;
+  }
+
+  const worldOfGuild = (guildId: string | undefined): World | undefined =>
+    worlds.find((w) => w.guildId === guildId);
+
+  const channelExists = (id: string): boolean => id === world.dmChannelId || channelOf(id) !== undefined;
 
   function botPermissionsIn(channelId: string): bigint {
     if (channelId === world.dmChannelId) return DM_APP_PERMISSIONS;
-    return memberPermissions(world, world.bot.id);
+    const found = channelOf(channelId);
+    return botChannelPermissions(found?.world ?? world, channelId);
   }
 
   function requireChannel(channelId: string): void {
     if (!channelExists(channelId)) throw new DiscordError(404, 10003, 'Unknown Channel', 'unknown-resource');
   }
 
+  function requireAccess(channelId: string): void {
+    if ((botPermissionsIn(channelId) & PermissionFlagsBits.ViewChannel) === 0n) {
+      throw new DiscordError(403, 50001, 'Missing Access', 'missing-permissions');
+    }
+  }
+
   function requirePermission(channelId: string, ...bits: bigint[]): void {
+    requireAccess(channelId);
     const have = botPermissionsIn(channelId);
     for (const bit of bits) {
       if ((have & bit) !== bit)
@@ -135,10 +156,14 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   const rest: RestContext = {
     state,
     world,
+    worlds,
+    channelOf,
+    worldOfGuild,
     gatewayUrl,
     add,
     botPermissionsIn,
     requireChannel,
+    requireAccess,
     requirePermission,
     validate,
     recordMentions,

@@ -3,6 +3,7 @@ import type { World } from './payloads.js';
 import type {
   Choice,
   MentionRisk,
+  NonceReplay,
   RecordedMessage,
   RecordedRequest,
   RecordedResponse,
@@ -50,10 +51,16 @@ export interface StoredCommand extends Record<string, unknown> {
   readonly type: number;
 }
 
+/** How long `enforce_nonce` remembers a nonce ("a few minutes" in Discord's docs). */
+export const NONCE_WINDOW_MS = 5 * 60_000;
+
 export interface FakeState {
   readonly token: string;
   readonly applicationId: string;
+  /** The first server (the bot's user, the DM). */
   readonly world: World;
+  /** Every server, `world` first: REST knows all their channels. */
+  readonly worlds: readonly World[];
   readonly answerWindowMs: number;
   readonly tokenLifetimeMs: number;
   readonly now: () => number;
@@ -73,6 +80,9 @@ export interface FakeState {
   readonly requests: RecordedRequest[];
   readonly violations: Violation[];
   readonly mentionRisks: MentionRisk[];
+  /** `channel author nonce` → the message created with it, for `enforce_nonce`. */
+  readonly nonces: Map<string, { messageId: string; at: number }>;
+  readonly nonceReplays: NonceReplay[];
   readonly injections: InjectRule[];
   /** CDN path → bytes, for attachments the fake serves. */
   readonly files: Map<string, { data: Buffer; contentType: string }>;
@@ -89,6 +99,7 @@ export function createState(init: {
   token: string;
   applicationId: string;
   world: World;
+  worlds: readonly World[];
   answerWindowMs: number;
   tokenLifetimeMs: number;
   now: () => number;
@@ -110,6 +121,8 @@ export function createState(init: {
     requests: [],
     violations: [],
     mentionRisks: [],
+    nonces: new Map(),
+    nonceReplays: [],
     injections: [],
     files: new Map(),
     violation(v) {

@@ -66,11 +66,26 @@ export interface RecordedMessage {
   /** Set for interaction responses and follow-ups. */
   readonly interactionId: string | undefined;
   readonly webhookId: string | undefined;
+  /** The `nonce` the bot sent with it (POST /channels/:channel/messages), echoed back by Discord. */
+  readonly nonce?: string | number;
   readonly createdAt: number;
   editedAt: number | undefined;
   /** How many times the bot edited it. */
   edits: number;
   deleted: boolean;
+}
+
+/**
+ * A POST /channels/:channel/messages with `enforce_nonce: true` whose nonce the same author had used in
+ * the same channel within the window (5 minutes): no new message, the earlier one answered (200).
+ */
+export interface NonceReplay {
+  readonly channelId: string;
+  readonly authorId: string;
+  readonly nonce: string | number;
+  /** The earlier message, which the answer carried again. */
+  readonly messageId: string;
+  readonly at: number;
 }
 
 export type ResponseKind =

@@ -1,21 +1,24 @@
 /**
- * Channels by id (the seeded guild's and the DM) and the typing indicator.
+ * Channels by id (every server's, and the DM) and the typing indicator. A deleted channel is 404 10003;
+ * one the bot may not view (a View Channel overwrite) 403 50001.
  */
 import { channelPayload, dmChannelPayload } from '../payloads.js';
 import { DiscordError, type RestContext } from '../rest-context.js';
 
 export function registerChannelRoutes(rest: RestContext): void {
-  const { state, world, add, requireChannel } = rest;
+  const { state, world, add, channelOf, requireChannel, requireAccess } = rest;
 
   add('GET', '/channels/:channel', (_req, p) => {
     const id = p['channel'] ?? '';
     if (id === world.dmChannelId) return { status: 200, body: dmChannelPayload(world) };
-    const channel = world.channels.get(id);
-    if (channel === undefined) throw new DiscordError(404, 10003, 'Unknown Channel', 'unknown-resource');
-    return { status: 200, body: channelPayload(world, channel, state.now) };
+    const found = channelOf(id);
+    if (found === undefined) throw new DiscordError(404, 10003, 'Unknown Channel', 'unknown-resource');
+    requireAccess(id);
+    return { status: 200, body: channelPayload(found.world, found.channel, state.now) };
   });
   add('POST', '/channels/:channel/typing', (_req, p) => {
     requireChannel(p['channel'] ?? '');
+    requireAccess(p['channel'] ?? '');
     return { status: 204 };
   });
 }

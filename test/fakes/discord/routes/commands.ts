@@ -86,7 +86,7 @@ function commandIssues(command: unknown, index: number | undefined): Issue[] {
 }
 
 export function registerCommandRoutes(rest: RestContext): void {
-  const { state, world, add } = rest;
+  const { state, add } = rest;
 
   function commandList(appId: string, guildId: string | undefined): StoredCommand[] {
     if (appId !== state.applicationId) {
@@ -98,7 +98,9 @@ export function registerCommandRoutes(rest: RestContext): void {
       );
     }
     if (guildId === undefined) return state.globalCommands;
-    if (guildId !== world.guildId) throw new DiscordError(404, 10004, 'Unknown Guild', 'unknown-resource');
+    if (rest.worldOfGuild(guildId) === undefined) {
+      throw new DiscordError(404, 10004, 'Unknown Guild', 'unknown-resource');
+    }
     const list = state.guildCommands.get(guildId) ?? [];
     state.guildCommands.set(guildId, list);
     return list;

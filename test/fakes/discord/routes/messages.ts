@@ -1,16 +1,33 @@
 /**
  * Channel messages: list, fetch, send, edit, delete, react. The bot needs the permissions Discord asks for
  * (threads take Send Messages in Threads; someone else's message only takes a flags change, with Manage
- * Messages).
+ * Messages); a channel it cannot see answers 50001 Missing Access. A send with `nonce` and
+ * `enforce_nonce: true` that repeats a nonce of the bot's in that channel within 5 minutes creates
+ * nothing and answers the earlier message (recorded in `state.nonceReplays`).
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { isThread } from '../payloads.js';
 import { DiscordError, EPHEMERAL, invalidForm, isRecord, type RestContext } from '../rest-context.js';
 import { applyEdit, liveMessage, messageJson, newMessage } from '../rest-messages.js';
+import { NONCE_WINDOW_MS } from '../state.js';
+import type { RecordedMessage } from '../types.js';
 import { isEmptyMessage } from '../validate.js';
 
 export function registerMessageRoutes(rest: RestContext): void {
-  const { state, world, add, requireChannel, requirePermission, validate, recordMentions } = rest;
+  const { state, world, add, channelOf, requireChannel, requireAccess, requirePermission, validate } = rest;
+  const { recordMentions } = rest;
+
+  /**
+   * `enforce_nonce: true` with a nonce: the message this author created in this channel with the same
+   * nonce within the window, if any (Discord then answers it again instead of creating another).
+   */
+  function nonceKey(channelId: string, body: Record<string, unknown>): string | undefined {
+    const nonce = body['nonce'];
+    if (body['enforce_nonce'] !== true || (typeof nonce !== 'string' && typeof nonce !== 'number')) {
+      return undefined;
+    }
+    return `${channelId} ${world.bot.id} ${String(nonce)}`;
+  }
 
   add('GET', '/channels/:channel/messages', (req, p) => {
     const channelId = p['channel'] ?? '';
@@ -37,7 +54,7 @@ export function registerMessageRoutes(rest: RestContext): void {
   add('POST', '/channels/:channel/messages', (req, p) => {
     const channelId = p['channel'] ?? '';
     requireChannel(channelId);
-    const channel = world.channels.get(channelId);
+    const channel = channelOf(channelId)?.channel;
     if (channel !== undefined && ![0, 2, 5, 10, 11, 12, 13].includes(channel.type)) {
       throw new DiscordError(400, 50008, 'Cannot send messages in a non-text channel', 'unknown-resource');
     }
@@ -66,7 +83,26 @@ export function registerMessageRoutes(rest: RestContext): void {
         ]);
       }
     }
-    const message = newMessage(rest, req, body, channelId, {});
+    const key = nonceKey(channelId, body);
+    const seen = key === undefined ? undefined : state.nonces.get(key);
+    const earlier = seen === undefined ? undefined : state.messages.get(seen.messageId);
+    if (seen !== undefined && earlier !== undefined && state.now() - seen.at < NONCE_WINDOW_MS) {
+      state.nonceReplays.push({
+        channelId,
+        authorId: world.bot.id,
+        nonce: body['nonce'] as string | number,
+        messageId: earlier.id,
+        at: state.now(),
+      });
+      state.notify();
+      return { status: 200, body: messageJson(rest, earlier) };
+    }
+    const nonce = body['nonce'];
+    const message: RecordedMessage = {
+      ...newMessage(rest, req, body, channelId, {}),
+      ...(typeof nonce === 'string' || typeof nonce === 'number' ? { nonce } : {}),
+    };
+    if (key !== undefined) state.nonces.set(key, { messageId: message.id, at: message.createdAt });
     state.storeMessage(message);
     recordMentions(req, '/channels/:channel/messages', body, message.id);
     return { status: 200, body: messageJson(rest, message) };
@@ -74,6 +110,7 @@ export function registerMessageRoutes(rest: RestContext): void {
   add('PATCH', '/channels/:channel/messages/:message', (req, p) => {
     const channelId = p['channel'] ?? '';
     requireChannel(channelId);
+    requireAccess(channelId);
     const message = liveMessage(rest, p['message']);
     if (message.channelId !== channelId)
       throw new DiscordError(404, 10008, 'Unknown Message', 'unknown-resource');
@@ -98,6 +135,7 @@ export function registerMessageRoutes(rest: RestContext): void {
   add('DELETE', '/channels/:channel/messages/:message', (_req, p) => {
     const channelId = p['channel'] ?? '';
     requireChannel(channelId);
+    requireAccess(channelId);
     const message = liveMessage(rest, p['message']);
     if (message.channelId !== channelId)
       throw new DiscordError(404, 10008, 'Unknown Message', 'unknown-resource');
