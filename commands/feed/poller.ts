@@ -27,7 +27,6 @@
  * A channel that is gone, or where the bot may not post, pauses the feed; `/feed list` says why.
  */
 import { createHash } from 'node:crypto';
-import type { Channel } from 'discord.js';
 import type { ChannelPoster } from '../../src/discord/channel-poster.js';
 import type { BackgroundTask, MessageBody } from '../../src/discord/contract.js';
 import type { Logger } from '../../src/logger.js';
@@ -129,7 +128,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   /** The channel's age restriction, read fresh; null when the channel is gone. */
   async function readChannel(channelId: string): Promise<{ ageRestricted: boolean } | null> {
     if (poster === undefined) throw new Error('the poller is not started');
-    const channel: Channel | null = await poster.channel(channelId);
+    const channel = await poster.channel(channelId);
     if (channel === null) return null;
     const ageRestricted = isAgeRestrictedChannel(channel);
     channelAges.set(channelId, { ageRestricted, at: now() });

@@ -20,9 +20,21 @@ export type PostResult =
   | { readonly ok: true; readonly messageId: string }
   | { readonly ok: false; readonly reason: 'missing' | 'forbidden' | 'failed'; readonly detail: string };
 
+/** What a poster needs to know of a channel: its type and age restriction, and a thread's parent's. */
+export interface ChannelFacts {
+  readonly id: string;
+  readonly type: number;
+  readonly nsfw: boolean;
+  /** A thread's parent channel (threads have no age restriction of their own); null otherwise. */
+  readonly parent: { readonly type: number; readonly nsfw: boolean } | null;
+}
+
 export interface ChannelPoster {
-  /** The channel (a thread with its parent loaded), or null when Discord says it is gone. */
-  channel(channelId: string): Promise<Channel | null>;
+  /**
+   * The channel as it is now, or null when Discord says it is gone: from the live cache when this process
+   * receives its server's events (its shard), else read from Discord.
+   */
+  channel(channelId: string): Promise<ChannelFacts | null>;
   /** Posts `body` once per `nonce` (at most 25 characters). */
   post(channelId: string, body: MessageBody, nonce: string): Promise<PostResult>;
 }
@@ -43,20 +55,35 @@ function refusal(error: unknown): PostResult {
   return { ok: false, reason: 'failed', detail: error instanceof Error ? error.message : String(error) };
 }
 
+function nsfwOf(channel: Channel): boolean {
+  return 'nsfw' in channel && channel.nsfw === true;
+}
+
 export function createChannelPoster(client: Client): ChannelPoster {
+  /**
+   * A channel of a server this process does not hold comes from Discord each time (`allowUnknownGuild`:
+   * discord.js then does not keep it), so what it says is never older than this read.
+   */
+  async function read(channelId: string): Promise<Channel | null> {
+    try {
+      return await client.channels.fetch(channelId, { allowUnknownGuild: true });
+    } catch (error) {
+      const result = refusal(error);
+      if (!result.ok && result.reason === 'missing') return null;
+      throw error;
+    }
+  }
+
   return {
     async channel(channelId) {
-      try {
-        const channel = await client.channels.fetch(channelId);
-        if (channel?.isThread() && channel.parentId !== null && channel.parent === null) {
-          await client.channels.fetch(channel.parentId);
-        }
-        return channel;
-      } catch (error) {
-        const result = refusal(error);
-        if (!result.ok && result.reason === 'missing') return null;
-        throw error;
+      const channel = await read(channelId);
+      if (channel === null) return null;
+      let parent: ChannelFacts['parent'] = null;
+      if (channel.isThread() && channel.parentId !== null) {
+        const owner = channel.parent ?? (await read(channel.parentId));
+        parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner) };
       }
+      return { id: channel.id, type: channel.type, nsfw: nsfwOf(channel), parent };
     },
     async post(channelId, body, nonce) {
       if (nonce.length === 0 || nonce.length > NONCE_MAX)
