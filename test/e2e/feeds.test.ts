@@ -186,6 +186,18 @@ describe('what a feed posts', () => {
     expect(sent[0]?.embeds[0]?.['image']).toBeDefined();
   });
 
+  it('GIVEN the server filter hiding a rating THEN an age-restricted feed never posts those images', async () => {
+    const harness = await start();
+    // The Default filter hides explicit images.
+    await setServerFilter(harness, FILTER_IDS.default);
+    const adult = harness.discord.guild.channels.ageRestricted;
+    await addFeed(harness, 'feedtag', adult);
+    harness.booru.addImage({ tags: ['explicit', 'feedtag'] });
+    const suggestive = harness.booru.addImage({ tags: ['suggestive', 'feedtag'] });
+    await nextRound(harness);
+    expect(posts(harness, adult).map(imageIdOf)).toEqual([suggestive]);
+  });
+
   it('GIVEN the server filter spoilering a rating THEN the card comes without its picture and with Reveal', async () => {
     const harness = await start();
     await setServerFilter(harness, FILTER_IDS.maximumSpoilers);
