@@ -80,7 +80,9 @@ export function createChannelPoster(client: Client): ChannelPoster {
       if (channel === null) return null;
       let parent: ChannelFacts['parent'] = null;
       if (channel.isThread() && channel.parentId !== null) {
-        const owner = channel.parent ?? (await read(channel.parentId));
+        // Not `channel.parent`: that getter goes through the thread's guild, which a channel of a server
+        // this process does not hold has none of.
+        const owner = client.channels.cache.get(channel.parentId) ?? (await read(channel.parentId));
         parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner) };
       }
       return { id: channel.id, type: channel.type, nsfw: nsfwOf(channel), parent };
