@@ -99,7 +99,9 @@ async function main(): Promise<void> {
     logger,
     store,
     registry,
-    ...(metrics === undefined ? {} : { onUnfurlDecision: metrics.unfurlDecision }),
+    ...(metrics === undefined
+      ? {}
+      : { onUnfurlDecision: metrics.unfurlDecision, onFeedPoll: metrics.feedPoll }),
     // Each feed group is polled by one process of the bot per interval.
     ...(redisClient === undefined ? {} : { leases: createRedisLeases({ client: redisClient, logger }) }),
   });

@@ -43,6 +43,12 @@ export interface BotMetrics {
   readonly runtime: RuntimeObserver;
   /** For `createFeatures({ onUnfurlDecision })`. */
   unfurlDecision(decision: UnfurlDecisionLabel, count: number): void;
+  /** One feed search and what it posted (commands/feed's `PollEvent`, named here so metrics import no feature). */
+  feedPoll(event: {
+    readonly site: string;
+    readonly outcome: 'ok' | 'board-failed' | 'query-rejected';
+    readonly posted: number;
+  }): void;
   /** Where the scrape-time figures come from; called once the registry and the bot exist. */
   collectFrom(sources: ScrapeSources): void;
 }
@@ -131,6 +137,18 @@ export function createBotMetrics(): BotMetrics {
     labelNames: ['decision'] as const,
     registers,
   });
+  const feedPolls = new Counter({
+    name: `${PREFIX}feed_polls_total`,
+    help: 'Feed searches made by this process (one per site/query/filter group per interval), by site and outcome (ok, board-failed, query-rejected).',
+    labelNames: ['site', 'outcome'] as const,
+    registers,
+  });
+  const feedPosts = new Counter({
+    name: `${PREFIX}feed_posts_total`,
+    help: 'Images posted by feeds from this process, by site.',
+    labelNames: ['site'] as const,
+    registers,
+  });
   new Gauge({
     name: `${PREFIX}gateway_ping_seconds`,
     help: "Each gateway shard's last heartbeat round trip.",
@@ -175,6 +193,10 @@ export function createBotMetrics(): BotMetrics {
       discordRateLimited({ scope, global }) {
         discordRateLimited.inc({ scope, global: String(global) });
       },
+    },
+    feedPoll({ site, outcome, posted }) {
+      feedPolls.inc({ site, outcome });
+      if (posted > 0) feedPosts.inc({ site }, posted);
     },
     unfurlDecision(decision, count) {
       unfurls.inc({ decision }, count);

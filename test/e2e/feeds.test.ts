@@ -17,7 +17,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FILTER_IDS } from '../fakes/philomena/index.js';
 import type { RecordedMessage } from '../fakes/discord/index.js';
 import { setServerFilter } from '../support/board.js';
-import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
+import { ROOMY_BUDGET, startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
+import { createBotMetrics } from '../../src/metrics/index.js';
 
 const INTERVAL_MS = 60_000;
 
@@ -29,9 +30,14 @@ afterEach(async () => {
 });
 
 async function start(
-  options: { store?: 'memory' | 'sqlite'; env?: Record<string, string> } = {},
+  options: {
+    store?: 'memory' | 'sqlite';
+    env?: Record<string, string>;
+    observers?: HarnessOptions['observers'];
+  } = {},
 ): Promise<Harness> {
   h = await startHarness({
+    ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(options.store === undefined ? {} : { store: options.store }),
     env: { FEED_INTERVAL: '1m', FEED_MAX_PER_POLL: '3', ...options.env },
     registry: { budget: ROOMY_BUDGET },
@@ -373,5 +379,20 @@ describe('polling politely', () => {
     expect(searches).toHaveLength(1);
     expect(posts(harness, plain)).toHaveLength(2);
     expect(posts(harness, threadInPlain)).toHaveLength(1);
+  });
+});
+
+describe('feed metrics', () => {
+  it('GIVEN a round that posts THEN the feed poll and post counters say so, by site and outcome', async () => {
+    const metrics = createBotMetrics();
+    const harness = await start({ observers: { onFeedPoll: metrics.feedPoll } });
+    const plain = harness.discord.guild.channels.plain;
+    await addFeed(harness, 'feedtag', plain);
+    harness.booru.addImage({ tags: ['safe', 'feedtag'] });
+    harness.booru.addImage({ tags: ['safe', 'feedtag'] });
+    await nextRound(harness);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/philomena_bot_feed_polls_total\{site="custom:127\.0\.0\.1:\d+",outcome="ok"\} 1/);
+    expect(text).toMatch(/philomena_bot_feed_posts_total\{site="custom:127\.0\.0\.1:\d+"\} 2/);
   });
 });
