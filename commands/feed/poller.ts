@@ -47,6 +47,14 @@ import type { PollLeases } from '../../src/shared/leases.js';
 export const PROCESSING_WAIT_MS = 10 * 60_000;
 /** The board's page size for feed searches (its maximum). */
 const PAGE = 50;
+/** Groups one process serves at once (their searches and posts); more wait for the next tick. */
+const MAX_ACTIVE_GROUPS = 4;
+/**
+ * Feed posts per second per process: Discord counts them in the bot's global 50 requests a second, which
+ * answers to members share, so feeds keep to a part of it.
+ */
+export const FEED_POSTS_PER_SECOND = 10;
+
 /** Back-off of a group whose search failed: intervals, doubling per failure in a row, at most this many. */
 const MAX_BACKOFF_INTERVALS = 16;
 
@@ -114,6 +122,29 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   let poster: ChannelPoster | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** Groups being served now, by key. */
+  const active = new Map<string, Promise<void>>();
+  /** When the next feed post may go (pacing to FEED_POSTS_PER_SECOND). */
+  let nextPostAt = 0;
+
+  async function paced(signal: AbortSignal | undefined): Promise<void> {
+    const at = performance.now();
+    const wait = Math.max(0, nextPostAt - at);
+    nextPostAt = Math.max(at, nextPostAt) + 1000 / FEED_POSTS_PER_SECOND;
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  }
   let stopping = false;
   let stopController = new AbortController();
 
@@ -218,6 +249,8 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     let posted = 0;
     for (const image of posting) {
       if (stopping) return posted;
+      await paced(stopController.signal);
+      if (stopping) return posted;
       const card = imageCard(image, cardContext(view, filter));
       const body: MessageBody = cardMessage(card, site, image.id);
       const result = await poster?.post(feed.channelId, body, nonceOf('i', feed.id, image.id));
@@ -249,6 +282,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     const newest = beyondPage > 0 && waiting < 0 ? await more.newest() : ready.at(-1)?.id;
     if (newest === undefined) return posted;
     const text = `…and ${skipped} more new image${skipped === 1 ? '' : 's'} for \`${escapeInline(truncate(feed.query, 200)).replace(/`/g, "'")}\`: ${searchLink(site, item.sent)}`;
+    await paced(stopController.signal);
     const result = await poster?.post(
       feed.channelId,
       { content: text, embeds: [], components: [] },
@@ -328,7 +362,8 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     let polled = 0;
     const keys = [...groups.keys()].sort(() => Math.random() - 0.5);
     for (const key of keys) {
-      if (stopping || polled >= share) break;
+      if (stopping || polled >= share || active.size >= MAX_ACTIVE_GROUPS) break;
+      if (active.has(key)) continue;
       const backoff = Math.min(2 ** (failures.get(key) ?? 0), MAX_BACKOFF_INTERVALS);
       let mine: boolean;
       try {
@@ -343,7 +378,11 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         stopController.signal,
         AbortSignal.timeout(Math.min(intervalMs / 2, 60_000)),
       ]);
-      await pollGroup(key, groups.get(key) ?? [], signal);
+      // Not awaited: a group's posts must not hold back the next group's search (a few run at once).
+      const work = pollGroup(key, groups.get(key) ?? [], signal)
+        .catch((error: unknown) => logger.warn({ err: error }, 'feed group failed'))
+        .finally(() => active.delete(key));
+      active.set(key, work);
     }
   }
 
@@ -373,7 +412,11 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       timer = undefined;
       stopController.abort(new Error('the bot is stopping'));
       await running;
+      await Promise.all(active.values());
     },
-    pollNow: runRound,
+    async pollNow() {
+      await runRound();
+      await Promise.all(active.values());
+    },
   };
 }
