@@ -29,6 +29,7 @@ import { createSiteDirectory } from './shared/site-directory.js';
 import { userErrorText } from './shared/user-errors.js';
 import { resolveView } from './shared/view.js';
 import { tagCommand } from './tag/tag.js';
+import { showCardCommand } from './unfurl/show-card.js';
 import { createUnfurlHandler, type UnfurlDecision } from './unfurl/unfurl.js';
 
 /**
@@ -46,6 +47,7 @@ export function allCommands(
     tagCommand,
     reverseCommand,
     findSourceCommand,
+    showCardCommand,
     featuredCommand,
     createSettingsCommand(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
     createFeedCommand(options.feeds ?? UNCONFIGURED_FEEDS),

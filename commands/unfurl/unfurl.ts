@@ -21,7 +21,7 @@ import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
 import { fitEmbeds, type Gate } from '../../src/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
-import { resolveView } from '../shared/view.js';
+import { resolveView, type View } from '../shared/view.js';
 
 export const UNFURL_MAX_CARDS = 3;
 
@@ -88,6 +88,53 @@ function decisionOf(gate: Gate): UnfurlDecision {
   return gate === 'spoilered' ? 'spoilered' : 'gated';
 }
 
+/** The cards of `links` for `view` (each link on its own site); links whose image could not be read are counted. */
+export async function cardsForLinks(
+  links: readonly ImageLink[],
+  view: View,
+  registry: ClientRegistry,
+  logger: Logger,
+  /** Who asks, for the log line of a failure: `<what> failed`. */
+  what = 'unfurl',
+): Promise<{ cards: UnfurlCard[]; gates: Gate[]; failed: number }> {
+  const results = await Promise.allSettled(
+    links.map((link) => showImage(registry.client(link.site), link.imageId, view.forSite(link.site), logger)),
+  );
+  const cards: UnfurlCard[] = [];
+  const gates: Gate[] = [];
+  let failed = 0;
+  for (const [i, result] of results.entries()) {
+    const link = links[i];
+    if (result.status === 'rejected' || link === undefined) {
+      failed += 1;
+      logger.info(
+        { err: result.status === 'rejected' ? result.reason : undefined, site: link?.site.id },
+        `${what} failed`,
+      );
+      continue;
+    }
+    const { card, fetched } = result.value;
+    gates.push(card.gate);
+    const id = fetched.image.id;
+    cards.push({
+      embed: card.embed,
+      reveal: card.revealable
+        ? revealButton(link.site, id, links.length > 1 ? `Reveal ${id}` : 'Reveal')
+        : undefined,
+    });
+  }
+  return { cards, gates, failed };
+}
+
+/**
+ * The text of a message whose links count: its own, and that of the messages it forwards (a forward
+ * has no text of its own; the original is in its snapshots).
+ */
+export function linkText(message: Pick<Message, 'content' | 'messageSnapshots'>): string {
+  const forwarded = [...(message.messageSnapshots?.values() ?? [])].map((snapshot) => snapshot.content ?? '');
+  return [message.content, ...forwarded].filter((text) => text !== '').join('\n');
+}
+
 export interface UnfurlDeps {
   readonly sites: SiteDirectory;
   readonly registry: ClientRegistry;
@@ -144,7 +191,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
 
   async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
-    const links = extractUnfurlLinks(message.content, deps.sites.recogniseLinks);
+    const links = extractUnfurlLinks(linkText(message), deps.sites.recogniseLinks);
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
@@ -155,33 +202,8 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         { guildId: message.guildId, channel: message.channel },
         { settings: deps.settings, sites: deps.sites },
       );
-      const results = await Promise.allSettled(
-        shown.map((link) =>
-          showImage(deps.registry.client(link.site), link.imageId, view.forSite(link.site), logger),
-        ),
-      );
-      const cards: UnfurlCard[] = [];
-      const gates: Gate[] = [];
-      for (const [i, result] of results.entries()) {
-        const link = shown[i];
-        if (result.status === 'rejected' || link === undefined) {
-          decided('skipped');
-          logger.info(
-            { err: result.status === 'rejected' ? result.reason : undefined, site: link?.site.id },
-            'unfurl failed',
-          );
-          continue;
-        }
-        const { card, fetched } = result.value;
-        gates.push(card.gate);
-        const id = fetched.image.id;
-        cards.push({
-          embed: card.embed,
-          reveal: card.revealable
-            ? revealButton(link.site, id, shown.length > 1 ? `Reveal ${id}` : 'Reveal')
-            : undefined,
-        });
-      }
+      const { cards, gates, failed } = await cardsForLinks(shown, view, deps.registry, logger);
+      decided('skipped', failed);
       if (cards.length === 0) return undefined;
       const body = unfurlReplyBody(cards);
       for (const [i, gate] of gates.entries()) decided(i < body.embeds.length ? decisionOf(gate) : 'skipped');

@@ -1,0 +1,46 @@
+/**
+ * "Show card" (message menu: right-click a message → Apps → Show card): the cards for the board links of
+ * that message, under the rules of unfurls (the channel's age restriction, the server's filter for each
+ * link's own site; links in code, `<...>` or spoilers left alone; a forwarded message's original counts).
+ *
+ * Message menus always receive the whole target message, so this works without the Message Content
+ * intent: where Discord did not grant it (or UNFURL is off), members still get cards on request.
+ */
+import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
+import { messageReply } from '../../src/discord/contract.js';
+import { UserFacingError } from '../../src/discord/user-error.js';
+import type { Command } from '../shared/context.js';
+import { cardsForLinks, extractUnfurlLinks, linkText, unfurlReplyBody } from './unfurl.js';
+
+/** The most cards one answer holds (Discord's 10 embeds per message). */
+export const SHOW_CARD_MAX = 10;
+
+export const showCardCommand = {
+  kind: 'message',
+  data: new ContextMenuCommandBuilder()
+    .setName('Show card')
+    .setType(ApplicationCommandType.Message)
+    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
+    .toJSON(),
+  async execute(interaction, context) {
+    const message = interaction.targetMessage;
+    const links = extractUnfurlLinks(linkText(message), context.sites.recogniseLinks);
+    if (links.length === 0) {
+      throw new UserFacingError('That message has no links to images on a board I know.');
+    }
+    const shown = links.slice(0, SHOW_CARD_MAX);
+    const { cards } = await cardsForLinks(shown, context.view, context.registry, context.logger, 'show card');
+    if (cards.length === 0) {
+      throw new UserFacingError(
+        "I couldn't read any of those images from the board just now. Try again later.",
+      );
+    }
+    const body = unfurlReplyBody(cards);
+    const more = links.length - shown.length + body.dropped + (shown.length - cards.length);
+    return messageReply({
+      ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
+      embeds: body.embeds,
+      components: body.components,
+    });
+  },
+} satisfies Command;
