@@ -8,6 +8,7 @@ import type { Interaction } from 'discord.js';
 import type { Config } from '../src/config.js';
 import type { BackgroundTask, ContextFactory, MessageHandler } from '../src/discord/contract.js';
 import { createLocalLeases, type PollLeases } from '../src/shared/leases.js';
+import { interactionChannel } from '../src/discord/interaction-channels.js';
 import { createInteractionState } from '../src/discord/button-state.js';
 import type { DescribeError } from '../src/discord/user-error.js';
 import type { ClientRegistry } from '../src/philomena/registry.js';
@@ -106,7 +107,7 @@ export function createFeatures(deps: FeatureDeps): Features {
   const context: ContextFactory<CommandContext> = async (interaction: Interaction, interactionLogger) => ({
     logger: interactionLogger,
     view: await resolveView(
-      { guildId: interaction.guildId, channel: interaction.channel },
+      { guildId: interaction.guildId, channel: interactionChannel(interaction) },
       { settings, sites },
     ),
     registry,

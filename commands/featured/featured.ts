@@ -1,6 +1,6 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { cardContext, cardMessage, filterContext } from '../shared/show-image.js';
 import { imageCard } from '../../src/render/index.js';
 
@@ -8,6 +8,8 @@ export const featuredCommand = {
   kind: 'chat',
   data: new SlashCommandBuilder()
     .setName('featured')
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .setDescription("Show the site's featured image")
     .toJSON(),
   async execute(_interaction, context) {

@@ -47,8 +47,12 @@ import type { PollLeases } from '../../src/shared/leases.js';
 export const PROCESSING_WAIT_MS = 10 * 60_000;
 /** The board's page size for feed searches (its maximum). */
 const PAGE = 50;
-/** Groups one process serves at once (their searches and posts); more wait for the next tick. */
-const MAX_ACTIVE_GROUPS = 4;
+/**
+ * Groups one process serves at once. A group's search is quick and its posts are paced, so many groups
+ * can wait for their turn to post while the next ones are searched; this only bounds the memory (one page
+ * of at most 50 images each).
+ */
+const MAX_ACTIVE_GROUPS = 256;
 /**
  * Feed posts per second per process: Discord counts them in the bot's global 50 requests a second, which
  * answers to members share, so feeds keep to a part of it.

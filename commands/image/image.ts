@@ -1,6 +1,6 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
-import type { Command, CommandContext } from '../shared/context.js';
+import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { siteOfCode } from '../../src/discord/custom-id.js';
 import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
@@ -28,6 +28,8 @@ export const imageCommand = {
   kind: 'chat',
   data: new SlashCommandBuilder()
     .setName('image')
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .setDescription('Show an image by its id or a link to it')
     .addStringOption((option) =>
       option

@@ -1,6 +1,6 @@
-import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
+import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import type { Message } from 'discord.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, fileInput, isMatchableMedia, type PictureFile } from './results.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
@@ -31,8 +31,8 @@ export const findSourceCommand = {
   data: new ContextMenuCommandBuilder()
     .setName('Find source')
     .setType(ApplicationCommandType.Message)
-    // Guild install only (no integration_types): private channels and group DMs need a user install.
-    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .toJSON(),
   ephemeral: () => true,
   async execute(interaction, context) {

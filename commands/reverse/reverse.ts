@@ -1,5 +1,5 @@
 import { SlashCommandBuilder } from 'discord.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from './results.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
@@ -17,6 +17,8 @@ export const reverseCommand = {
   kind: 'chat',
   data: new SlashCommandBuilder()
     .setName('reverse')
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .setDescription('Find an image on the site from a picture (reverse image search)')
     .addStringOption((option) =>
       option.setName('url').setDescription('A link to the picture').setMaxLength(2000),

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import {
   noResultsText,
   renderSearchPage,
@@ -16,6 +16,8 @@ export const searchCommand = {
   kind: 'chat',
   data: new SlashCommandBuilder()
     .setName('search')
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .setDescription('Search images, one per page')
     .addStringOption((option) =>
       option

@@ -3,6 +3,7 @@
  * (src/discord) is generic over this context and never imports it; the composition root builds it
  * (commands/index.ts `createFeatures`).
  */
+import { ApplicationIntegrationType, InteractionContextType } from 'discord.js';
 import type {
   ButtonHandler as RuntimeButtonHandler,
   ChatCommand as RuntimeChatCommand,
@@ -37,3 +38,17 @@ export type Command = RuntimeCommand<CommandContext>;
 export type ChatCommand = RuntimeChatCommand<CommandContext>;
 export type MessageCommand = RuntimeMessageCommand<CommandContext>;
 export type ButtonHandler = RuntimeButtonHandler<CommandContext>;
+
+/**
+ * Where the lookup commands and menus can be used: installed to a server or to a member, in servers, in
+ * the bot's DMs and in members' own DMs and group DMs. (`/settings` and `/feed` stay server-only.)
+ */
+export const LOOKUP_INSTALLS = [
+  ApplicationIntegrationType.GuildInstall,
+  ApplicationIntegrationType.UserInstall,
+];
+export const LOOKUP_CONTEXTS = [
+  InteractionContextType.Guild,
+  InteractionContextType.BotDM,
+  InteractionContextType.PrivateChannel,
+];

@@ -2,9 +2,8 @@
  * The view of one interaction or message: which site, which filter, and whether the channel is
  * age-restricted. Resolved fresh each time so a settings change applies at once.
  */
-import type { Channel } from 'discord.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { isAgeRestrictedChannel } from './safety.js';
+import { isAgeRestrictedChannel, type ChannelLike } from './safety.js';
 import type { GuildSettings } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
 
@@ -44,7 +43,7 @@ export function makeView(options: {
  * view built on the defaults would drop the server's site and filter without a word.
  */
 export async function resolveView(
-  input: { readonly guildId: string | null; readonly channel: Channel | null },
+  input: { readonly guildId: string | null; readonly channel: ChannelLike | null },
   deps: { readonly settings: GuildSettings; readonly sites: SiteDirectory },
 ): Promise<View> {
   const { sites } = deps;

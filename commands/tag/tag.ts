@@ -1,7 +1,7 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { fitEmbeds, tagCard } from '../../src/render/index.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import type { View } from '../shared/view.js';
 import { safeSearchQuery } from '../shared/safety.js';
 import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
@@ -40,6 +40,8 @@ export const tagCommand = {
   kind: 'chat',
   data: new SlashCommandBuilder()
     .setName('tag')
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .setDescription('Show a tag: description, aliases, implications and an example image')
     .addStringOption((option) =>
       option

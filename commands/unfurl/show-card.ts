@@ -6,10 +6,10 @@
  * Message menus always receive the whole target message, so this works without the Message Content
  * intent: where Discord did not grant it (or UNFURL is off), members still get cards on request.
  */
-import { ApplicationCommandType, ContextMenuCommandBuilder, InteractionContextType } from 'discord.js';
+import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
-import type { Command } from '../shared/context.js';
+import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { cardsForLinks, extractUnfurlLinks, linkText, unfurlReplyBody } from './unfurl.js';
 
 /** The most cards one answer holds (Discord's 10 embeds per message). */
@@ -20,7 +20,8 @@ export const showCardCommand = {
   data: new ContextMenuCommandBuilder()
     .setName('Show card')
     .setType(ApplicationCommandType.Message)
-    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
+    .setIntegrationTypes(LOOKUP_INSTALLS)
+    .setContexts(LOOKUP_CONTEXTS)
     .toJSON(),
   async execute(interaction, context) {
     const message = interaction.targetMessage;

@@ -31,6 +31,7 @@ import type {
   RuntimeObserver,
 } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
+import { rememberInteractionChannels } from './interaction-channels.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
@@ -145,6 +146,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
 
   function attach(client: Client, readChat: boolean): void {
     const { observer } = deps;
+    rememberInteractionChannels(client);
     if (observer?.discordRateLimited !== undefined) {
       client.rest.on(RESTEvents.RateLimited, (info) => {
         try {

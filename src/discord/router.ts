@@ -18,6 +18,7 @@ import {
 import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
+import { answersForcedPrivate, withPrivateNote } from './external-apps.js';
 import { createAcks, type Ack, type Answerable } from './acks.js';
 import { createAdmissions, type AdmissionKind } from './admission.js';
 import { answerAutocomplete, respondWith } from './autocomplete.js';
@@ -170,12 +171,15 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   ): Promise<void> {
     let ack: Ack = 'none';
     try {
-      const ephemeral = command.ephemeral?.(interaction) ?? false;
+      const asked = command.ephemeral?.(interaction) ?? false;
+      // Where Discord shows the answer to the member alone anyway, answer privately and say why.
+      const forced = !asked && answersForcedPrivate(interaction);
+      const ephemeral = asked || forced;
       await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
       ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
       watched.acknowledged();
       const reply = await command.execute(interaction, await deps.context(interaction, logger));
-      await acks.send(interaction, ack, reply);
+      await acks.send(interaction, ack, forced ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
       await acks.answerError(interaction, ack, error, logger);
@@ -200,7 +204,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         await interaction.deferUpdate();
         ack = 'update';
       } else {
-        const ephemeral = deferral === 'ephemeral';
+        const ephemeral = deferral === 'ephemeral' || answersForcedPrivate(interaction);
         await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
         ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
       }

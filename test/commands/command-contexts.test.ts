@@ -13,8 +13,27 @@ describe('command contexts', () => {
     }
   });
 
-  it('GIVEN Find source THEN it is offered in servers and in DMs with the bot', () => {
-    const findSource = allCommands().find((command) => command.data.name === 'Find source');
-    expect(findSource?.data.contexts).toEqual([InteractionContextType.Guild, InteractionContextType.BotDM]);
+  it('GIVEN the lookup commands and menus THEN they install to servers and members and work in servers, the bot DM and private channels; settings and feeds stay in servers', () => {
+    const everywhere = ['image', 'search', 'tag', 'reverse', 'featured', 'Find source', 'Show card'];
+    for (const command of allCommands()) {
+      if (everywhere.includes(command.data.name)) {
+        expect(command.data.integration_types, command.data.name).toEqual([
+          ApplicationIntegrationType.GuildInstall,
+          ApplicationIntegrationType.UserInstall,
+        ]);
+        expect(command.data.contexts, command.data.name).toEqual([
+          InteractionContextType.Guild,
+          InteractionContextType.BotDM,
+          InteractionContextType.PrivateChannel,
+        ]);
+      } else {
+        expect(command.data.contexts, command.data.name).toEqual([InteractionContextType.Guild]);
+      }
+    }
+    expect(
+      allCommands()
+        .map((c) => c.data.name)
+        .sort(),
+    ).toEqual([...everywhere, 'feed', 'settings'].sort());
   });
 });

@@ -26,13 +26,18 @@ describe('command bodies', () => {
     expect(commandsHash(commandBodies(allCommands()))).toBe(commandsHash(commandBodies(allCommands())));
   });
 
-  it('GIVEN every command THEN it is registered for server installs only, with explicit contexts (turning on user installs in the portal exposes nothing)', () => {
+  it('GIVEN every command THEN its installs and contexts are explicit: server-only commands never reach user installs or private channels', () => {
     for (const body of commandBodies(allCommands())) {
-      expect(body.integration_types, body.name).toEqual([ApplicationIntegrationType.GuildInstall]);
+      expect(body.integration_types, body.name).toBeDefined();
       expect(body.contexts, body.name).toBeDefined();
-      expect(body.contexts, body.name).not.toContain(InteractionContextType.PrivateChannel);
+      if (body.contexts?.includes(InteractionContextType.PrivateChannel)) {
+        expect(body.integration_types, body.name).toContain(ApplicationIntegrationType.UserInstall);
+      }
     }
-    const settings = commandBodies(allCommands()).find((body) => body.name === 'settings');
-    expect(settings?.contexts).toEqual([InteractionContextType.Guild]);
+    for (const name of ['settings', 'feed']) {
+      const body = commandBodies(allCommands()).find((b) => b.name === name);
+      expect(body?.integration_types, name).toEqual([ApplicationIntegrationType.GuildInstall]);
+      expect(body?.contexts, name).toEqual([InteractionContextType.Guild]);
+    }
   });
 });

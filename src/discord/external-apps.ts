@@ -1,0 +1,30 @@
+/**
+ * A server can turn off "Use External Apps" for its members: the answers of an app a member installed to
+ * themselves (and that the server did not add) are then shown to that member alone, whatever the app asks.
+ * The runtime sees it coming (the interaction says the app is not installed in the server, and the
+ * member's permissions lack Use External Apps), answers privately from the start, and says why, instead
+ * of offering public answers that would not be public.
+ */
+import { InteractionContextType, PermissionFlagsBits, type Interaction } from 'discord.js';
+import { MESSAGE_CONTENT_MAX, truncate } from '../render/index.js';
+import type { Reply } from './contract.js';
+
+export const PRIVATE_HERE_NOTE =
+  'Only you can see this: this server shows the answers of apps its members added for themselves to them alone.';
+
+/** Whether Discord will show this interaction's answers to the member alone. */
+export function answersForcedPrivate(interaction: Interaction): boolean {
+  if (interaction.context !== InteractionContextType.Guild) return false;
+  // Added to the server itself: the server's own rules for the bot apply, not "external apps".
+  if (interaction.authorizingIntegrationOwners.guildId !== null) return false;
+  return interaction.memberPermissions?.has(PermissionFlagsBits.UseExternalApps) === false;
+}
+
+/** `reply` with the note in front, so the member knows why nobody else sees it. */
+export function withPrivateNote(reply: Reply): Reply {
+  if (reply.kind !== 'message') return reply;
+  const content = reply.body.content;
+  const text =
+    content === undefined || content === '' ? PRIVATE_HERE_NOTE : `${PRIVATE_HERE_NOTE}\n${content}`;
+  return { kind: 'message', body: { ...reply.body, content: truncate(text, MESSAGE_CONTENT_MAX) } };
+}
