@@ -40,7 +40,12 @@ import { createUnfurlHandler, type UnfurlDecision } from './unfurl/unfurl.js';
  * since registering reads only the commands' definitions.
  */
 export function allCommands(
-  options: { readonly defaultSite?: Site; readonly feeds?: FeedCommandOptions } = {},
+  options: {
+    readonly defaultSite?: Site;
+    readonly feeds?: FeedCommandOptions;
+    /** UNFURL: whether `/settings show` checks the permissions reading chat needs. */
+    readonly readsChat?: boolean;
+  } = {},
 ): readonly Command[] {
   return [
     imageCommand,
@@ -50,7 +55,10 @@ export function allCommands(
     findSourceCommand,
     showCardCommand,
     featuredCommand,
-    createSettingsCommand(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
+    createSettingsCommand({
+      ...(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
+      ...(options.readsChat === undefined ? {} : { readsChat: options.readsChat }),
+    }),
     createFeedCommand(options.feeds ?? UNCONFIGURED_FEEDS),
   ];
 }
@@ -147,6 +155,7 @@ export function createFeatures(deps: FeatureDeps): Features {
   return {
     commands: allCommands({
       defaultSite: config.site,
+      readsChat: config.unfurl,
       feeds: { feeds, perServer: config.feedsPerServer, intervalMs: config.feedIntervalMs },
     }),
     context,

@@ -8,6 +8,7 @@ import { messageReply, type Incoming, type Reply } from '../../src/discord/contr
 import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
 import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from './filters.js';
+import { permissionReport } from './permissions.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
@@ -33,7 +34,7 @@ type Subcommand = (
   guildId: string,
 ) => Promise<Reply>;
 
-const show: Subcommand = async (_interaction, context, guildId) => {
+async function showWith(context: CommandContext, guildId: string, extra: readonly string[]): Promise<Reply> {
   const record = await context.settings.get(guildId);
   const { site, filterId } = context.view;
   const lines = [
@@ -61,8 +62,8 @@ const show: Subcommand = async (_interaction, context, guildId) => {
       );
     }
   }
-  return reply(lines.join('\n'));
-};
+  return reply([...lines, ...extra].join('\n'));
+}
 
 const reset: Subcommand = async (_interaction, context, guildId) => {
   await context.settings.reset(guildId);
@@ -92,8 +93,8 @@ const chooseFilter: Subcommand = async (interaction, context, guildId) => {
   return reply(`Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`);
 };
 
+/** `show` is answered in `execute` (it needs the server's channels and the command's options). */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
-  show,
   reset,
   site: chooseSite,
   filter: chooseFilter,
@@ -121,6 +122,8 @@ export function siteChoices(defaultSite?: Site): { name: string; value: string }
 export interface SettingsCommandOptions {
   /** The configured site (BOORU_URL): offered by name when it is not a known site. */
   readonly defaultSite?: Site;
+  /** Whether the bot reads chat for links (UNFURL): `/settings show` then checks the chat permissions too. */
+  readonly readsChat?: boolean;
 }
 
 export function createSettingsCommand(options: SettingsCommandOptions = {}): ChatCommand {
@@ -169,7 +172,11 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
           'Only members with the Manage Server permission can change these settings.',
         );
       }
-      const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
+      const subcommand = interaction.options.getSubcommand(true);
+      if (subcommand === 'show') {
+        return showWith(context, guildId, permissionReport(interaction.guild, options.readsChat ?? true));
+      }
+      const run = SUBCOMMANDS[subcommand];
       if (run === undefined) throw new UserFacingError('Unknown setting.');
       return run(interaction, context, guildId);
     },
