@@ -43,6 +43,33 @@
  * without View Channel; CHANNEL_UPDATE with the new permission_overwrites). GET /channels/:id answers
  * `nsfw` for text channels and `parent_id` for threads (a thread is age-restricted when its parent is).
  *
+ * User installs: `fake.foreignGuilds` (option `foreignGuilds`, default 1; `fake.foreignGuild` the first)
+ * are servers the bot is NOT in, built like `fake.guild` (plain and age-restricted channels, a thread in
+ * each ...) but with no bot member: no READY entry, GUILD_CREATE or MESSAGE_CREATE, and REST on their
+ * channels, members and guild commands answers 403 50001 Missing Access (GET /guilds/:id 404 10004).
+ * `fake.privateChannels` (`'privateDm'`, `'groupDm'`) are a DM and a group DM between users (REST: 403
+ * 50001). Interactions there (`sendCommand({ channel: fake.foreignGuild.channels.plain })`, `channel:
+ * 'groupDm'`) come as Discord sends them for a user-installed app: `context` 0 (server) or 2 (private
+ * channel), `authorizing_integration_owners: { "1": user }`, a partial `channel` (a thread: `parent_id`,
+ * no `nsfw`), `member` with `permissions` in a server and `user` elsewhere, and `app_permissions` (the
+ * documented DM bits; in a server, the member's permissions limited to message bits, an approximation).
+ * Every interaction carries `context` and owners: in the bot's servers and DM "0" (guild id, or "0" in the
+ * DM); option `install: 'user' | 'guild' | 'both'` says through which installs the user came (default:
+ * 'guild' where the app is installed, 'user' elsewhere). A registered command's `integration_types` /
+ * `contexts` decide which keys Discord sends; dispatching one where Discord would not offer it is
+ * recorded in `unavailableCommands`. `externalApps: false` takes Use External Apps (1 << 50) from the
+ * member: in a server the bot is not in, every response and follow-up is then made ephemeral
+ * (`handle.forcedEphemeral`, `responses[i].forcedEphemeral`). Authorized by a user install only, an
+ * interaction gets at most 5 follow-up messages: the 6th is refused 400 40094 (a 'followup-limit'
+ * violation). Interaction webhooks need no guild of the bot's and work for all of these.
+ *
+ * Resolved data: chat-input options of type user, channel, role and mentionable come with
+ * `data.resolved` (users and members, partial channels, roles); a channel option's value may be a ref
+ * ('ageRestricted'). Forwards: `sendMessage({ channel, forwardOf: message | { content, embeds, attachments,
+ * channel? } })` dispatches a message with no content of its own, HAS_SNAPSHOT, `message_reference` type 1
+ * and the original in `message_snapshots` (blanked with the content without the Message Content intent);
+ * `sendMessageCommand({ targetMessage: { forwardOf } })` targets such a forward.
+ *
  * Timing rules: an interaction callback later than `answerWindowMs` (default 3000) is refused with
  * 404 10062 Unknown interaction; a second callback with 400 40060; webhook calls after `tokenLifetimeMs`
  * (15 min) with 401 50027. Bodies are checked against its copy of Discord's OpenAPI description (openapi.json, from ../shared/discord) plus the
@@ -51,7 +78,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationCommandOptionType, ApplicationCommandType, ChannelType } from 'discord.js';
+import {
+  ApplicationCommandOptionType,
+  ApplicationCommandType,
+  ChannelType,
+  PermissionFlagsBits,
+} from 'discord.js';
 import {
   INTENT_DIRECT_MESSAGES,
   INTENT_GUILDS,
@@ -61,8 +93,11 @@ import {
 } from './gateway.js';
 import type { FakeGateway, IdentifyRecord } from './gateway.js';
 import {
+  BOT_DM_APP_PERMISSIONS,
   DEFAULT_BOT_PERMISSIONS,
-  DM_APP_PERMISSIONS,
+  HAS_SNAPSHOT_FLAG,
+  PRIVATE_CHANNEL_APP_PERMISSIONS,
+  USER_INSTALL_APP_PERMISSION_MASK,
   botChannelPermissions,
   channelPayload,
   createSnowflakes,
@@ -73,12 +108,16 @@ import {
   memberPermissions,
   messagePayload,
   isThread,
+  partialChannelPayload,
+  privateChannelPayload,
+  rolesPayload,
   shardOfGuild,
+  snapshotOf,
   snowflakeOnShard,
   userOf,
   userPayload,
 } from './payloads.js';
-import type { ChannelRef, SeedChannel, World } from './payloads.js';
+import type { ChannelRef, PrivateChannel, SeedChannel, World } from './payloads.js';
 import { createFakeRest } from './rest.js';
 import { createState } from './state.js';
 import type { InjectRule, InteractionRecord, StoredCommand } from './state.js';
@@ -141,6 +180,17 @@ export interface FakeDiscordOptions {
    * discord.js client, hence a fresh identify throttler) against it within 5 s, as before.
    */
   readonly identifyLimit?: boolean;
+  /**
+   * Servers the bot is NOT in (default 1, `fake.foreignGuilds`): users reach the app there through their
+   * own install only. The bot gets no READY entry, GUILD_CREATE or MESSAGE_CREATE for them; REST answers
+   * 403 50001 Missing Access on their channels, members and commands (GET /guilds/:id 404 10004).
+   */
+  readonly foreignGuilds?: number;
+  /**
+   * The app's installation contexts as set in the Developer Portal (default [0, 1], Discord's default for
+   * new apps): what a global command registered without `integration_types` supports.
+   */
+  readonly appIntegrationTypes?: readonly number[];
 }
 
 /** One seeded server: `fake.guild` is `fake.guilds[0]`. */
@@ -164,6 +214,49 @@ export interface FakeGuild {
   };
 }
 
+/**
+ * A server the bot is not in (`fake.foreignGuild`): built like `fake.guild` (owner, plain member, other
+ * member, the same channels: plain, age-restricted, a thread in each, forum, voice) but without the bot's
+ * member or role. Interactions come from it only through a user install (`install: 'user'`).
+ */
+export interface FakeForeignGuild {
+  readonly id: string;
+  readonly name: string;
+  /** `(id >> 22) % shards`: the shard its interactions go to (they carry its guild_id). */
+  readonly shard: number;
+  readonly ownerId: string;
+  readonly memberId: string;
+  readonly otherMemberId: string;
+  readonly roles: { readonly everyone: string; readonly moderators: string };
+  readonly channels: FakeGuild['channels'];
+}
+
+/**
+ * DMs between users, which the bot is not in (context 2, PRIVATE_CHANNEL): `dm` (type 1) between the plain
+ * member and the other member of `fake.guild`, `groupDm` (type 3) of owner, plain member and other member.
+ * Also usable as channel targets `'privateDm'` and `'groupDm'`.
+ */
+export interface FakePrivateChannels {
+  readonly dm: string;
+  readonly groupDm: string;
+}
+
+/**
+ * An interaction the fake dispatched although Discord would not have offered the command there: a
+ * registered command whose `contexts` leave out where it was used, or whose `integration_types` (or a guild
+ * command) leave out the installation it was reached through. A test that expects Discord's behaviour
+ * expects this list empty; the bot should register the command for that place.
+ */
+export interface UnavailableCommand {
+  readonly name: string;
+  readonly interactionId: string;
+  /** 0 server, 1 bot DM, 2 private channel. */
+  readonly context: number;
+  readonly install: InstallKind;
+  readonly reason: string;
+  readonly at: number;
+}
+
 /** An event the fake would have dispatched, but no live session held its shard. */
 export interface UndeliveredEvent {
   readonly t: string;
@@ -172,7 +265,18 @@ export interface UndeliveredEvent {
   readonly at: number;
 }
 
-export type ChannelTarget = ChannelRef | (string & {});
+/** The DMs between users of `fake.privateChannels`. */
+export type PrivateChannelRef = 'privateDm' | 'groupDm';
+
+export type ChannelTarget = ChannelRef | PrivateChannelRef | (string & {});
+
+/**
+ * Through which installation of the app the user reaches it: 'guild' (the app installed in the server, or
+ * the bot's DM reached through it: `authorizing_integration_owners` "0"), 'user' (the user's own install:
+ * "1" → the user), 'both'. Default: 'guild' in the bot's servers and its DM, 'user' in servers the bot is
+ * not in and in DMs between users (where nothing else can reach it).
+ */
+export type InstallKind = 'guild' | 'user' | 'both';
 
 /** An option as Discord sends it (type from ApplicationCommandOptionType). */
 export interface InteractionOption {
@@ -200,12 +304,24 @@ export interface AttachmentInput {
 }
 
 interface CommonInteractionOptions {
+  /**
+   * A channel of the bot's servers (or a ref such as 'plain'), the bot's DM ('dm'), a channel of a server
+   * the bot is not in (`fake.foreignGuild.channels.*`), or a DM between users ('privateDm', 'groupDm').
+   */
   readonly channel: ChannelTarget;
-  /** Default: the plain member (`fake.guild.memberId`). */
+  /** Default: the plain member of the channel's server (`fake.guild.memberId` for DMs). */
   readonly userId?: string;
   /** Member permissions (guild only); default: what the user's roles grant. */
   readonly permissions?: bigint | string;
   readonly locale?: string;
+  /** See InstallKind; 'guild' or 'both' where the app is not installed throws. */
+  readonly install?: InstallKind;
+  /**
+   * false: the server turned off Use External Apps (1 << 50) for this member here; it is taken out of the
+   * member's permissions, and in a server the bot is not in Discord then makes every response and
+   * follow-up ephemeral (`forcedEphemeral`). Default: as the permissions say (the fake's @everyone has it).
+   */
+  readonly externalApps?: boolean;
 }
 
 export interface CommandOptions extends CommonInteractionOptions {
@@ -241,6 +357,22 @@ export interface TargetMessageInput {
   readonly embeds?: readonly Record<string, unknown>[];
   readonly attachments?: readonly Record<string, unknown>[];
   readonly authorId?: string;
+  /** Create the target as a forward of this message (content must then be empty). */
+  readonly forwardOf?: ForwardSource;
+}
+
+/**
+ * What a forwarded message forwards: an existing message (`id`: a RecordedMessage or MessageHandle fits),
+ * or one described by its fields, which lives in `channel` (stored there as a user's message) or, without
+ * one, in a channel of a server the bot cannot see (fresh message, channel and guild ids).
+ */
+export interface ForwardSource {
+  readonly id?: string;
+  readonly content?: string;
+  readonly embeds?: readonly Record<string, unknown>[];
+  readonly attachments?: readonly Record<string, unknown>[];
+  readonly authorId?: string;
+  readonly channel?: ChannelTarget;
 }
 
 export interface MessageCommandOptions extends CommonInteractionOptions {
@@ -250,7 +382,8 @@ export interface MessageCommandOptions extends CommonInteractionOptions {
 
 export interface SendMessageOptions {
   readonly channel: ChannelTarget;
-  readonly content: string;
+  /** Must be empty or left out with `forwardOf` (Discord sends a forward's comment as its own message). */
+  readonly content?: string;
   /** Default: the plain member. */
   readonly authorId?: string;
   readonly bot?: boolean;
@@ -258,6 +391,12 @@ export interface SendMessageOptions {
   readonly attachments?: readonly Record<string, unknown>[];
   /** Reply to this message. */
   readonly replyTo?: string;
+  /**
+   * Forward this message: MESSAGE_CREATE with empty content, embeds and attachments of its own, flag
+   * HAS_SNAPSHOT (1 << 14), `message_reference: { type: 1, message_id, channel_id, guild_id? }` and the
+   * original in `message_snapshots: [{ message }]` (blanked too without the Message Content intent).
+   */
+  readonly forwardOf?: ForwardSource;
 }
 
 export interface InteractionHandle {
@@ -281,6 +420,12 @@ export interface InteractionHandle {
   replyMessage(): RecordedMessage | undefined;
   /** Follow-up messages as they are now. */
   followUps(): RecordedMessage[];
+  /**
+   * Discord forces this interaction's answers ephemeral (user install, server the bot is not in, no Use
+   * External Apps): every reply, defer and follow-up is made ephemeral; `responses[i].forcedEphemeral` marks
+   * those that did not ask.
+   */
+  readonly forcedEphemeral: boolean;
 }
 
 export interface MessageHandle {
@@ -301,6 +446,13 @@ export interface FakeDiscord {
   readonly guild: FakeGuild;
   /** Every seeded server, `guild` first. */
   readonly guilds: readonly FakeGuild[];
+  /** Servers the bot is not in (`foreignGuilds` option, default 1). */
+  readonly foreignGuilds: readonly FakeForeignGuild[];
+  /** The first of them; throws when started with `foreignGuilds: 0`. */
+  readonly foreignGuild: FakeForeignGuild;
+  readonly privateChannels: FakePrivateChannels;
+  /** Interactions dispatched where Discord would not have offered the command (see UnavailableCommand). */
+  readonly unavailableCommands: readonly UnavailableCommand[];
   /** Events not delivered because no session held their shard. */
   readonly undelivered: readonly UndeliveredEvent[];
   readonly dmChannelId: string;
@@ -367,6 +519,7 @@ function customIdsOf(value: unknown): string[] {
 
 /** MessageFlags.Loading: a deferred reply not yet filled in. */
 const LOADING_FLAG = 1 << 7;
+const EPHEMERAL_FLAG = 1 << 6;
 const DEFAULT_TOKEN = 'MTA5.fake-discord.bot-token-for-tests';
 
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
@@ -398,6 +551,40 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     );
   }
   const world = worlds[0] as World;
+  const foreignWorlds: World[] = [];
+  for (let i = 0; i < (options.foreignGuilds ?? 1); i += 1) {
+    foreignWorlds.push(
+      createWorld({
+        snowflake,
+        botUserId,
+        botUsername: options.botUsername ?? 'philomena-bot',
+        botPermissions: 0n,
+        now,
+        botIsMember: false,
+        ...(shards === 1 ? {} : { guildId: snowflakeOnShard(snowflake, i % shards, shards) }),
+        guildName: `Foreign Guild ${i + 1}`,
+      }),
+    );
+  }
+  // DMs between users of the first server (the bot is in neither).
+  const other = [...world.users.values()].find((u) => u.username === 'other_member')?.id ?? world.ownerId;
+  const privateChannels = new Map<string, PrivateChannel>();
+  const privateDm: PrivateChannel = {
+    id: snowflake(),
+    type: ChannelType.DM,
+    recipientIds: [world.dmUserId, other],
+  };
+  const groupDm: PrivateChannel = {
+    id: snowflake(),
+    type: ChannelType.GroupDM,
+    recipientIds: [world.ownerId, world.dmUserId, other],
+    name: 'art friends',
+    ownerId: world.ownerId,
+  };
+  for (const c of [privateDm, groupDm]) privateChannels.set(c.id, c);
+  const privateRefs: Record<PrivateChannelRef, string> = { privateDm: privateDm.id, groupDm: groupDm.id };
+  const appIntegrationTypes = options.appIntegrationTypes ?? [0, 1];
+  const unavailableCommands: UnavailableCommand[] = [];
   const shardOf = (guildId: string): number => shardOfGuild(guildId, shards);
   const undelivered: UndeliveredEvent[] = [];
   const state = createState({
@@ -405,6 +592,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     applicationId,
     world,
     worlds,
+    foreignWorlds,
+    privateChannels,
     answerWindowMs: options.answerWindowMs ?? 3000,
     tokenLifetimeMs: options.tokenLifetimeMs ?? 15 * 60_000,
     now,
@@ -492,8 +681,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const deletedChannels = new Map<string, { world: World; channel: SeedChannel }>();
 
   function channelIdOf(target: ChannelTarget, { deleted = false }: { deleted?: boolean } = {}): string {
-    const id = target in world.refs ? world.refs[target as keyof typeof world.refs] : target;
-    if (id === world.dmChannelId || worlds.some((w) => w.channels.has(id))) return id;
+    const id =
+      target in world.refs
+        ? world.refs[target as keyof typeof world.refs]
+        : target in privateRefs
+          ? privateRefs[target as PrivateChannelRef]
+          : target;
+    if (
+      id === world.dmChannelId ||
+      privateChannels.has(id) ||
+      [...worlds, ...foreignWorlds].some((w) => w.channels.has(id))
+    ) {
+      return id;
+    }
     if (deletedChannels.has(id)) {
       if (deleted) return id;
       throw new Error(`fake Discord: channel ${target} was deleted`);
@@ -519,8 +719,32 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   /** The server a channel belongs to (the DM: the first world, whose plain member it is with). */
   function worldOf(channelId: string): World {
-    return worlds.find((w) => w.channels.has(channelId)) ?? world;
+    return [...worlds, ...foreignWorlds].find((w) => w.channels.has(channelId)) ?? world;
   }
+
+  /** Where a channel is: a server (the bot's, or one it is not in), the bot's DM, a DM between users. */
+  type Place =
+    | { readonly kind: 'guild'; readonly w: World; readonly channel: SeedChannel }
+    | { readonly kind: 'botDm' }
+    | { readonly kind: 'private'; readonly channel: PrivateChannel };
+
+  function placeOf(channelId: string): Place {
+    if (channelId === world.dmChannelId) return { kind: 'botDm' };
+    const privateChannel = privateChannels.get(channelId);
+    if (privateChannel !== undefined) return { kind: 'private', channel: privateChannel };
+    for (const w of [...worlds, ...foreignWorlds]) {
+      const channel = w.channels.get(channelId);
+      if (channel !== undefined) return { kind: 'guild', w, channel };
+    }
+    throw new Error(`fake Discord: unknown channel ${channelId}`);
+  }
+
+  /** The interaction context type of a place: 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL. */
+  const contextOf = (place: Place): number => (place.kind === 'guild' ? 0 : place.kind === 'botDm' ? 1 : 2);
+
+  /** Is the app installed where the place is (its own server, or its DM)? */
+  const appInstalledAt = (place: Place): boolean =>
+    place.kind === 'botDm' || (place.kind === 'guild' && place.w.botIsMember);
 
   /**
    * Dispatch to the session holding the guild's shard (a DM: shard 0); with none, Discord would not
@@ -535,9 +759,85 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     if (gateway.dispatch(t, build, shard) === 0) undelivered.push({ t, shard, guildId, at: now() });
   }
 
+  /** The registered command by that name: a guild command only in its own server (Discord shows it nowhere else). */
   function commandNamed(name: string, type: number, channelId: string): StoredCommand | undefined {
-    const guildList = state.guildCommands.get(worldOf(channelId).guildId) ?? [];
+    const place = placeOf(channelId);
+    const guildList =
+      place.kind === 'guild' && place.w.botIsMember ? (state.guildCommands.get(place.w.guildId) ?? []) : [];
     return [...guildList, ...state.globalCommands].find((c) => c.name === name && c.type === type);
+  }
+
+  const numberList = (value: unknown): number[] | undefined =>
+    Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number') : undefined;
+
+  /**
+   * `authorizing_integration_owners` as Discord builds it: "0" (the guild id, "0" in the bot's DM) when the
+   * app is installed there, the user came through it and the command supports guild installs; "1" (the
+   * user) when the user came through their own install and the command supports user installs. A command
+   * Discord would not have offered there is still dispatched (with the keys the install asked for) and
+   * recorded in `unavailableCommands`.
+   */
+  function authorize(
+    place: Place,
+    install: InstallKind | undefined,
+    userId: string,
+    command: StoredCommand | undefined,
+    interactionId: string,
+  ): Record<string, string> {
+    const installed = appInstalledAt(place);
+    const chosen = install ?? (installed ? 'guild' : 'user');
+    const where =
+      place.kind === 'guild'
+        ? `server ${place.w.guildId}`
+        : place.kind === 'botDm'
+          ? "the bot's DM"
+          : 'a private channel';
+    if (!installed && chosen !== 'user') {
+      throw new Error(
+        `fake Discord: the app is not installed in ${where}: only install 'user' reaches it there`,
+      );
+    }
+    if (place.kind === 'guild' && installed && chosen === 'user') {
+      throw new Error(
+        `fake Discord: the app is installed in ${where}, so Discord authorizes through that install too: use install 'both'`,
+      );
+    }
+    const context = contextOf(place);
+    let viaGuild = chosen !== 'user';
+    let viaUser = chosen !== 'guild';
+    const problems: string[] = [];
+    if (command !== undefined) {
+      const guildCommand = command['guild_id'] !== undefined;
+      const types = guildCommand ? [0] : (numberList(command['integration_types']) ?? appIntegrationTypes);
+      // Left out (or null), contexts mean every context; guild commands live in their server only.
+      const contexts = guildCommand ? [0] : (numberList(command['contexts']) ?? [0, 1, 2]);
+      if (!contexts.includes(context)) {
+        problems.push(`its contexts [${contexts.join(', ')}] leave out context ${context} (${where})`);
+      }
+      const supported = { guild: viaGuild && types.includes(0), user: viaUser && types.includes(1) };
+      if (!supported.guild && !supported.user) {
+        problems.push(
+          `${guildCommand ? 'a guild command' : `its integration_types [${types.join(', ')}]`} leave out a ${chosen} install`,
+        );
+      } else {
+        viaGuild = supported.guild;
+        viaUser = supported.user;
+      }
+    }
+    if (problems.length > 0) {
+      unavailableCommands.push({
+        name: command?.name ?? '',
+        interactionId,
+        context,
+        install: chosen,
+        reason: `Discord would not offer /${command?.name ?? ''} here: ${problems.join('; ')}`,
+        at: now(),
+      });
+    }
+    const owners: Record<string, string> = {};
+    if (viaGuild) owners['0'] = place.kind === 'guild' ? place.w.guildId : '0';
+    if (viaUser) owners['1'] = userId;
+    return owners;
   }
 
   /** Definitions of the options at the level the values go (inside subcommand/group when given). */
@@ -652,24 +952,62 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           return message === undefined ? [] : [snapshot(message)];
         });
       },
+      forcedEphemeral: record.forceEphemeral,
     };
   }
+
+  /** The Use External Apps bit (1 << 50). */
+  const USE_EXTERNAL_APPS = PermissionFlagsBits.UseExternalApps;
 
   function dispatchInteraction(
     type: number,
     common: CommonInteractionOptions,
     data: Record<string, unknown>,
-    extra: { componentMessageId?: string; message?: Record<string, unknown> } = {},
+    extra: {
+      componentMessageId?: string;
+      message?: Record<string, unknown>;
+      /** The registered command, to check where Discord offers it. */
+      command?: StoredCommand | undefined;
+      /** A component on a message answering another interaction keeps that interaction's owners. */
+      owners?: Readonly<Record<string, string>> | undefined;
+    } = {},
   ): InteractionHandle {
     const channelId = channelIdOf(common.channel);
-    const w = worldOf(channelId);
+    const place = placeOf(channelId);
+    const w = place.kind === 'guild' ? place.w : world;
     const userId = common.userId ?? w.dmUserId;
-    const inGuild = channelId !== world.dmChannelId;
+    const inGuild = place.kind === 'guild';
     const id = snowflake();
     const interactionToken = `aW50ZXJhY3Rpb24${randomBytes(48).toString('base64url')}`;
-    const channel = w.channels.get(channelId);
-    const memberPerms =
+    const context = contextOf(place);
+    const authorized = authorize(place, common.install, userId, extra.command, id);
+    const owners = extra.owners ?? authorized;
+    let memberPerms =
       common.permissions === undefined ? memberPermissions(w, userId) : BigInt(common.permissions);
+    if (common.externalApps === false) memberPerms &= ~USE_EXTERNAL_APPS;
+    // "If Use External Apps is disabled and your app is not installed to the server, your app's responses
+    // will be ephemeral for the end user."
+    const forceEphemeral =
+      place.kind === 'guild' && !place.w.botIsMember && (memberPerms & USE_EXTERNAL_APPS) === 0n;
+    let channelJson: Record<string, unknown>;
+    let appPermissions: bigint;
+    if (place.kind === 'guild' && place.w.botIsMember) {
+      channelJson = { ...channelPayload(w, place.channel, now), permissions: memberPerms.toString() };
+      appPermissions = botChannelPermissions(w, channelId);
+    } else if (place.kind === 'guild') {
+      // The bot is not in this server: the partial channel is all the interaction tells of it.
+      appPermissions = memberPerms & USER_INSTALL_APP_PERMISSION_MASK;
+      channelJson = partialChannelPayload(w, place.channel, now, { permissions: memberPerms });
+    } else if (place.kind === 'botDm') {
+      channelJson = dmChannelPayload(world);
+      appPermissions = BOT_DM_APP_PERMISSIONS;
+    } else {
+      channelJson = privateChannelPayload(world, place.channel, userId);
+      appPermissions = PRIVATE_CHANNEL_APP_PERMISSIONS;
+    }
+    if (type === 2 && data['type'] === ApplicationCommandType.ChatInput) {
+      resolveOptionData(data, place, memberPerms, userId);
+    }
     const payload: Record<string, unknown> = {
       id,
       application_id: applicationId,
@@ -681,13 +1019,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       entitlements: [],
       attachment_size_limit: 10 * 1024 * 1024,
       channel_id: channelId,
-      channel:
-        channel === undefined
-          ? dmChannelPayload(world)
-          : { ...channelPayload(w, channel, now), permissions: memberPerms.toString() },
-      app_permissions: (inGuild ? botChannelPermissions(w, channelId) : DM_APP_PERMISSIONS).toString(),
-      authorizing_integration_owners: inGuild ? { '0': w.guildId } : { '0': '0' },
-      context: inGuild ? 0 : 1,
+      channel: channelJson,
+      app_permissions: appPermissions.toString(),
+      authorizing_integration_owners: { ...owners },
+      context,
     };
     if (inGuild) {
       payload['guild_id'] = w.guildId;
@@ -695,7 +1030,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       payload['guild'] = { id: w.guildId, locale: 'en-US', features: [] };
       payload['member'] = memberPayload(w, userId, { permissions: memberPerms });
     } else {
-      payload['user'] = userPayload(userOf(w, userId));
+      payload['user'] = userPayload(userOf(world, userId));
     }
     if (extra.message !== undefined) payload['message'] = extra.message;
     const record: InteractionRecord = {
@@ -705,6 +1040,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       channelId,
       guildId: inGuild ? w.guildId : undefined,
       userId,
+      context,
+      owners,
+      forceEphemeral,
       dispatchedAt: now(),
       componentMessageId: extra.componentMessageId,
       ackType: undefined,
@@ -727,8 +1065,101 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     record.deadline.unref();
     state.interactions.set(id, record);
     state.interactionsByToken.set(interactionToken, record);
+    // Events with a guild_id go to its shard (a server the bot is not in too); the rest to shard 0.
     dispatchToShard('INTERACTION_CREATE', inGuild ? w.guildId : undefined, () => payload);
     return createHandle(record, payload);
+  }
+
+  /**
+   * `data.resolved` for user, channel, role and mentionable options, as Discord sends it: users (and, in a
+   * server, members without user, deaf and mute, with permissions), partial channels, roles. Channel
+   * option values may be refs ('plain', 'threadInPlain' ...), turned into ids here.
+   */
+  function resolveOptionData(
+    data: Record<string, unknown>,
+    place: Place,
+    memberPerms: bigint,
+    userId: string,
+  ): void {
+    const users: Record<string, unknown> = {};
+    const members: Record<string, unknown> = {};
+    const channels: Record<string, unknown> = {};
+    const roles: Record<string, unknown> = {};
+    const w = place.kind === 'guild' ? place.w : world;
+    const roleList = place.kind === 'guild' ? rolesPayload(w) : [];
+    const addUser = (userId: string): boolean => {
+      users[userId] = userPayload(userOf(w, userId));
+      if (place.kind === 'guild' && w.memberRoles.has(userId)) {
+        const member = memberPayload(w, userId, { permissions: memberPermissions(w, userId) });
+        for (const key of ['user', 'deaf', 'mute']) delete member[key];
+        members[userId] = member;
+      }
+      return true;
+    };
+    const addRole = (roleId: string): boolean => {
+      const role = roleList.find((r) => r['id'] === roleId);
+      if (role === undefined) return false;
+      roles[roleId] = role;
+      return true;
+    };
+    const walk = (options: unknown): unknown =>
+      !Array.isArray(options)
+        ? options
+        : options.map((raw: unknown) => {
+            if (typeof raw !== 'object' || raw === null) return raw;
+            const option = { ...(raw as Record<string, unknown>) };
+            if (Array.isArray(option['options'])) option['options'] = walk(option['options']);
+            const value = option['value'];
+            if (typeof value !== 'string' || option['focused'] === true) return option;
+            switch (option['type']) {
+              case ApplicationCommandOptionType.User:
+                addUser(value);
+                break;
+              case ApplicationCommandOptionType.Role:
+                addRole(value);
+                break;
+              case ApplicationCommandOptionType.Mentionable:
+                if (!addRole(value)) addUser(value);
+                break;
+              case ApplicationCommandOptionType.Channel: {
+                let channelId: string;
+                try {
+                  channelId = channelIdOf(value);
+                } catch {
+                  break; // A channel the fake does not know: left unresolved.
+                }
+                option['value'] = channelId;
+                const target = placeOf(channelId);
+                if (target.kind === 'guild') {
+                  channels[channelId] = partialChannelPayload(target.w, target.channel, now, {
+                    permissions: memberPerms,
+                    appPermissions: target.w.botIsMember
+                      ? botChannelPermissions(target.w, channelId)
+                      : memberPerms & USER_INSTALL_APP_PERMISSION_MASK,
+                  });
+                } else if (target.kind === 'botDm') {
+                  channels[channelId] = dmChannelPayload(world);
+                } else {
+                  channels[channelId] = privateChannelPayload(world, target.channel, userId);
+                }
+                break;
+              }
+              default:
+                break;
+            }
+            return option;
+          });
+    data['options'] = walk(data['options']);
+    const resolved: Record<string, unknown> = {
+      ...(typeof data['resolved'] === 'object' && data['resolved'] !== null
+        ? (data['resolved'] as Record<string, unknown>)
+        : {}),
+    };
+    if (Object.keys(users).length > 0) resolved['users'] = users;
+    if (Object.keys(members).length > 0) resolved['members'] = members;
+    if (Object.keys(channels).length > 0) resolved['channels'] = channels;
+    if (Object.keys(roles).length > 0) resolved['roles'] = roles;
+    if (Object.keys(resolved).length > 0) data['resolved'] = resolved;
   }
 
   function attachmentInputs(
@@ -760,6 +1191,72 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     return { options: optionsOut, resolved };
   }
 
+  /** The guild id of a channel of any server; undefined for DMs. */
+  function guildIdOf(channelId: string): string | undefined {
+    const place = placeOf(channelId);
+    return place.kind === 'guild' ? place.w.guildId : undefined;
+  }
+
+  /**
+   * The message_reference and snapshot of a forward of `source`: an existing message, or one made from the
+   * fields (stored in `source.channel`, or from a server the bot cannot see: fresh ids, nothing stored).
+   */
+  function forwardFrom(source: ForwardSource): {
+    reference: NonNullable<RecordedMessage['messageReference']>;
+    snapshot: Record<string, unknown>;
+  } {
+    let original: RecordedMessage;
+    let reference: NonNullable<RecordedMessage['messageReference']>;
+    if (source.id !== undefined) {
+      const found = state.messages.get(source.id);
+      if (found === undefined || found.deleted) {
+        throw new Error(`fake Discord: cannot forward unknown or deleted message ${source.id}`);
+      }
+      if ((found.flags & EPHEMERAL_FLAG) !== 0) {
+        throw new Error(`fake Discord: ephemeral message ${source.id} cannot be forwarded`);
+      }
+      original = found;
+    } else if (source.channel !== undefined) {
+      original = storeUserMessage(channelIdOf(source.channel), {
+        content: source.content,
+        authorId: source.authorId,
+        embeds: source.embeds,
+        attachments: source.attachments,
+      });
+    } else {
+      const channelId = snowflake();
+      original = {
+        id: snowflake(),
+        channelId,
+        authorId: source.authorId ?? world.ownerId,
+        bot: false,
+        content: source.content ?? '',
+        embeds: [...(source.embeds ?? [])],
+        components: [],
+        allowedMentions: undefined,
+        flags: 0,
+        messageReference: undefined,
+        attachments: (source.attachments ?? []).map((a) => ({ id: snowflake(), ...a })),
+        interactionId: undefined,
+        webhookId: undefined,
+        createdAt: now() - 60_000,
+        editedAt: undefined,
+        edits: 0,
+        deleted: false,
+      };
+      reference = { type: 1, message_id: original.id, channel_id: channelId, guild_id: snowflake() };
+      return { reference, snapshot: snapshotOf(world, original) };
+    }
+    const guildId = guildIdOf(original.channelId);
+    reference = {
+      type: 1,
+      message_id: original.id,
+      channel_id: original.channelId,
+      ...(guildId === undefined ? {} : { guild_id: guildId }),
+    };
+    return { reference, snapshot: snapshotOf(worldOf(original.channelId), original) };
+  }
+
   function storeUserMessage(
     channelId: string,
     input: {
@@ -768,8 +1265,22 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       embeds?: readonly Record<string, unknown>[] | undefined;
       attachments?: readonly Record<string, unknown>[] | undefined;
       replyTo?: string | undefined;
+      forwardOf?: ForwardSource | undefined;
     },
   ): RecordedMessage {
+    const forward = input.forwardOf === undefined ? undefined : forwardFrom(input.forwardOf);
+    if (
+      forward !== undefined &&
+      ((input.content ?? '') !== '' ||
+        (input.embeds ?? []).length > 0 ||
+        (input.attachments ?? []).length > 0 ||
+        input.replyTo !== undefined)
+    ) {
+      throw new Error(
+        'fake Discord: a forward carries no content, embeds, attachments or reply of its own (Discord sends a comment as a separate message)',
+      );
+    }
+    const guildId = guildIdOf(channelId);
     const message: RecordedMessage = {
       id: snowflake(),
       channelId,
@@ -779,15 +1290,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       embeds: [...(input.embeds ?? [])],
       components: [],
       allowedMentions: undefined,
-      flags: 0,
+      flags: forward === undefined ? 0 : HAS_SNAPSHOT_FLAG,
       messageReference:
-        input.replyTo === undefined
-          ? undefined
-          : {
-              message_id: input.replyTo,
-              channel_id: channelId,
-              ...(channelId === world.dmChannelId ? {} : { guild_id: worldOf(channelId).guildId }),
-            },
+        forward !== undefined
+          ? forward.reference
+          : input.replyTo === undefined
+            ? undefined
+            : {
+                message_id: input.replyTo,
+                channel_id: channelId,
+                ...(guildId === undefined ? {} : { guild_id: guildId }),
+              },
+      ...(forward === undefined ? {} : { messageSnapshots: [forward.snapshot] }),
       attachments: (input.attachments ?? []).map((a) => ({ id: snowflake(), ...a })),
       interactionId: undefined,
       webhookId: undefined,
@@ -822,6 +1336,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
   });
   const guilds = worlds.map(guildOf);
+  const foreignGuilds = foreignWorlds.map((w): FakeForeignGuild => {
+    const { roles, ...rest } = guildOf(w);
+    return { ...rest, roles: { everyone: roles.everyone, moderators: roles.moderators } };
+  });
 
   const fake: FakeDiscord = {
     apiUrl: `${state.baseUrl}/api`,
@@ -831,6 +1349,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     botUserId,
     guild: guilds[0] as FakeGuild,
     guilds,
+    foreignGuilds,
+    get foreignGuild() {
+      const first = foreignGuilds[0];
+      if (first === undefined) throw new Error('fake Discord: started with foreignGuilds: 0');
+      return first;
+    },
+    privateChannels: { dm: privateDm.id, groupDm: groupDm.id },
+    unavailableCommands,
     undelivered,
     dmChannelId: world.dmChannelId,
     whenReady: () => gateway.whenReady(),
@@ -854,7 +1380,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (command?.['guild_id'] !== undefined) data['guild_id'] = command['guild_id'];
       if (Object.keys(attachments.resolved).length > 0)
         data['resolved'] = { attachments: attachments.resolved };
-      return dispatchInteraction(2, opts, data);
+      return dispatchInteraction(2, opts, data, { command });
     },
 
     sendAutocomplete(opts) {
@@ -871,7 +1397,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ),
       };
       if (command?.['guild_id'] !== undefined) data['guild_id'] = command['guild_id'];
-      return dispatchInteraction(4, opts, data);
+      return dispatchInteraction(4, opts, data, { command });
     },
 
     sendButton(opts) {
@@ -898,15 +1424,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
                 id: interaction.id,
                 type: interaction.type,
                 user: userPayload(userOf(world, interaction.userId)),
-                authorizing_integration_owners: { '0': worldOf(message.channelId).guildId },
+                authorizing_integration_owners: { ...interaction.owners },
               },
             },
       );
+      // A component on an interaction's answer is authorized by that interaction's installs (its user
+      // install stays the one of the user who ran the command, whoever clicks).
       return dispatchInteraction(
         3,
         { ...opts, channel: opts.channel ?? message.channelId },
         { custom_id: opts.customId, component_type: 2 },
-        { componentMessageId: message.id, message: payloadMessage },
+        { componentMessageId: message.id, message: payloadMessage, owners: interaction?.owners },
       );
     },
 
@@ -922,20 +1450,28 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           authorId: opts.targetMessage.authorId,
           embeds: opts.targetMessage.embeds,
           attachments: opts.targetMessage.attachments,
+          forwardOf: opts.targetMessage.forwardOf,
         });
       const data: Record<string, unknown> = {
         id: command?.id ?? snowflake(),
         name: opts.name,
         type: ApplicationCommandType.Message,
         target_id: target.id,
+        // The full target, snapshots of a forward included, whatever intents the bot holds.
         resolved: { messages: { [target.id]: resolveUserMessage(target) } },
       };
       if (command?.['guild_id'] !== undefined) data['guild_id'] = command['guild_id'];
-      return dispatchInteraction(2, opts, data);
+      return dispatchInteraction(2, opts, data, { command });
     },
 
     async sendMessage(opts) {
       const channelId = channelIdOf(opts.channel);
+      const place = placeOf(channelId);
+      if (!appInstalledAt(place)) {
+        throw new Error(
+          `fake Discord: the bot is not in channel ${channelId} (a server it is not in, or a DM between users): Discord sends it no MESSAGE_CREATE`,
+        );
+      }
       const w = worldOf(channelId);
       const authorId = opts.authorId ?? w.dmUserId;
       if (opts.bot === true && !w.users.has(authorId)) {
@@ -947,6 +1483,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         embeds: opts.embeds,
         attachments: opts.attachments,
         replyTo: opts.replyTo,
+        forwardOf: opts.forwardOf,
       });
       const inGuild = channelId !== world.dmChannelId;
       const full = messagePayload(w, message);
@@ -967,8 +1504,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         }
         const mentionsBot = message.content.includes(`<@${world.bot.id}>`);
         if ((intents & INTENT_MESSAGE_CONTENT) === 0 && inGuild && !mentionsBot) {
-          // Without the Message Content intent Discord blanks these fields.
+          // Without the Message Content intent Discord blanks these fields (a forward's snapshots too: they
+          // hold the same user content).
           Object.assign(d, { content: '', embeds: [], attachments: [], components: [], poll: undefined });
+          if (Array.isArray(d['message_snapshots'])) {
+            d['message_snapshots'] = (d['message_snapshots'] as { message: Record<string, unknown> }[]).map(
+              (snapshot) => ({
+                message: { ...snapshot.message, content: '', embeds: [], attachments: [], components: [] },
+              }),
+            );
+          }
         }
         return d;
       });

@@ -30,6 +30,8 @@ export const EVERYONE_PERMISSIONS =
   PermissionFlagsBits.AddReactions |
   PermissionFlagsBits.UseExternalEmojis |
   PermissionFlagsBits.UseApplicationCommands |
+  // On by default in every server: user-installed apps may answer in public.
+  PermissionFlagsBits.UseExternalApps |
   PermissionFlagsBits.ChangeNickname |
   PermissionFlagsBits.Connect |
   PermissionFlagsBits.Speak;
@@ -47,7 +49,7 @@ export const DEFAULT_BOT_PERMISSIONS =
 
 export const MODERATOR_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageMessages;
 
-/** What a bot may do in its own DM channel. */
+/** What a bot may do in its own DM channel (REST checks). */
 export const DM_APP_PERMISSIONS =
   PermissionFlagsBits.ViewChannel |
   PermissionFlagsBits.SendMessages |
@@ -56,6 +58,29 @@ export const DM_APP_PERMISSIONS =
   PermissionFlagsBits.ReadMessageHistory |
   PermissionFlagsBits.UseExternalEmojis |
   PermissionFlagsBits.AddReactions;
+
+/**
+ * The interaction's `app_permissions` in (group) DMs between users, as documented: Attach Files, Embed
+ * Links and Mention Everyone.
+ */
+export const PRIVATE_CHANNEL_APP_PERMISSIONS =
+  PermissionFlagsBits.AttachFiles | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.MentionEveryone;
+
+/** The interaction's `app_permissions` in the DM with the app's bot user: the above plus Use External Emojis. */
+export const BOT_DM_APP_PERMISSIONS = PRIVATE_CHANNEL_APP_PERMISSIONS | PermissionFlagsBits.UseExternalEmojis;
+
+/**
+ * A user-installed app in a server it is not in: `app_permissions` follows the invoking member's
+ * permissions in the channel (discord/discord-api-docs#7251), limited here to the bits a message the app
+ * posts through the interaction can use, those Discord documents for (group) DMs plus View Channel, Send
+ * Messages (in Threads) and Read Message History. Discord documents no formula: an approximation.
+ */
+export const USER_INSTALL_APP_PERMISSION_MASK =
+  BOT_DM_APP_PERMISSIONS |
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.ReadMessageHistory;
 
 export interface SeedUser {
   readonly id: string;
@@ -74,6 +99,11 @@ export interface SeedChannel {
 
 export interface World {
   readonly guildId: string;
+  /**
+   * False for a "foreign" server: the app is not installed there (no bot member, no GUILD_CREATE, REST
+   * answers 403 50001); users reach the app there through their own install only.
+   */
+  readonly botIsMember: boolean;
   readonly guildName: string;
   readonly ownerId: string;
   readonly everyoneRoleId: string;
@@ -123,6 +153,8 @@ export function createWorld(options: {
   botUsername: string;
   botPermissions: bigint;
   now: () => number;
+  /** Default true; false builds a server the bot is not in (see World.botIsMember). */
+  botIsMember?: boolean;
 }): World {
   const id = options.snowflake;
   const guildId = options.guildId ?? id();
@@ -157,8 +189,10 @@ export function createWorld(options: {
     channel(threadInPlain, ChannelType.PublicThread, 'general thread', false, plain, 0),
     channel(threadInAgeRestricted, ChannelType.PublicThread, 'mature thread', false, ageRestricted, 0),
   ]);
+  const botIsMember = options.botIsMember ?? true;
   return {
     guildId,
+    botIsMember,
     guildName: options.guildName ?? 'Fake Guild',
     ownerId: owner.id,
     everyoneRoleId: guildId,
@@ -171,7 +205,7 @@ export function createWorld(options: {
       [owner.id, [moderatorRoleId]],
       [member.id, []],
       [other.id, []],
-      [bot.id, [botRoleId]],
+      ...(botIsMember ? [[bot.id, [botRoleId]] as [string, string[]]] : []),
     ]),
     channels,
     botDenied: new Map(),
@@ -234,10 +268,14 @@ export function rolesPayload(world: World): Record<string, unknown>[] {
   });
   return [
     role(world.everyoneRoleId, '@everyone', EVERYONE_PERMISSIONS, 0),
-    role(world.botRoleId, world.bot.username, world.botPermissions, 1, {
-      managed: true,
-      tags: { bot_id: world.bot.id },
-    }),
+    ...(world.botIsMember
+      ? [
+          role(world.botRoleId, world.bot.username, world.botPermissions, 1, {
+            managed: true,
+            tags: { bot_id: world.bot.id },
+          }),
+        ]
+      : []),
     role(world.moderatorRoleId, 'Moderators', MODERATOR_PERMISSIONS | EVERYONE_PERMISSIONS, 2),
   ];
 }
@@ -285,6 +323,7 @@ export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, b
  * `permissionsFor` compute them. Administrator (or owning the guild) bypasses overwrites.
  */
 export function botChannelPermissions(world: World, channelId: string): bigint {
+  if (!world.botIsMember) return 0n;
   const base = memberPermissions(world, world.bot.id);
   if ((base & PermissionFlagsBits.Administrator) !== 0n) return base;
   const channel = world.channels.get(channelId);
@@ -380,6 +419,109 @@ export function channelPayload(
   };
 }
 
+/**
+ * A partial channel as interactions carry it in `data.resolved.channels` (and, where the bot is not in the
+ * server, as the interaction's `channel`): only the documented fields `id, name, type, permissions,
+ * last_message_id, nsfw, parent_id, guild_id, flags, rate_limit_per_user, topic, position`, threads with
+ * `thread_metadata` (and, as in the OpenAPI ThreadResponse, no `nsfw` of their own: a thread is
+ * age-restricted through its parent).
+ */
+export function partialChannelPayload(
+  world: World,
+  channel: SeedChannel,
+  now: () => number,
+  permissions: { permissions: bigint; appPermissions?: bigint },
+): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    id: channel.id,
+    type: channel.type,
+    guild_id: world.guildId,
+    name: channel.name,
+    parent_id: channel.parentId,
+    flags: 0,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    permissions: permissions.permissions.toString(),
+    ...(permissions.appPermissions === undefined
+      ? {}
+      : { app_permissions: permissions.appPermissions.toString() }),
+  };
+  if (isThread(channel)) {
+    const full = channelPayload(world, channel, now);
+    return { ...base, thread_metadata: full['thread_metadata'] };
+  }
+  return {
+    ...base,
+    nsfw: channel.nsfw,
+    position: channel.position,
+    ...(channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildForum
+      ? { topic: null }
+      : {}),
+  };
+}
+
+/** A DM between users or a group DM (the bot is in neither): reached only through a user install. */
+export interface PrivateChannel {
+  readonly id: string;
+  readonly type: ChannelType.DM | ChannelType.GroupDM;
+  /** Every user in it. */
+  readonly recipientIds: readonly string[];
+  /** Group DMs only. */
+  readonly name?: string;
+  readonly ownerId?: string;
+}
+
+/**
+ * A private channel as an interaction from it carries it (PrivateChannelResponse /
+ * PrivateGroupChannelResponse of the OpenAPI description): `recipients` are the users other than the one
+ * who invoked the interaction.
+ */
+export function privateChannelPayload(
+  world: World,
+  channel: PrivateChannel,
+  viewerId: string,
+): Record<string, unknown> {
+  const recipients = channel.recipientIds
+    .filter((id) => id !== viewerId)
+    .map((id) => userPayload(userOf(world, id)));
+  const base = { id: channel.id, type: channel.type, last_message_id: null, flags: 0, recipients };
+  if (channel.type === ChannelType.DM) return base;
+  return {
+    ...base,
+    name: channel.name ?? null,
+    icon: null,
+    owner_id: channel.ownerId ?? channel.recipientIds[0],
+  };
+}
+
+/** HAS_SNAPSHOT: the message forwards another (Message Forwarding). */
+export const HAS_SNAPSHOT_FLAG = 1 << 14;
+
+/**
+ * The `message_snapshots[].message` of a forward: the documented subset (type, content, embeds,
+ * attachments, timestamp, edited_timestamp, flags, mentions, mention_roles, components; stickers left
+ * out), the fields MinimalContentMessageResponse of the OpenAPI description requires.
+ */
+export function snapshotOf(world: World, message: RecordedMessage): Record<string, unknown> {
+  const full = messagePayload(world, message);
+  const snapshot: Record<string, unknown> = {};
+  for (const key of [
+    'type',
+    'content',
+    'embeds',
+    'attachments',
+    'timestamp',
+    'edited_timestamp',
+    'flags',
+    'mentions',
+    'mention_roles',
+    'components',
+  ]) {
+    snapshot[key] = structuredClone(full[key]);
+  }
+  return snapshot;
+}
+
 export function dmChannelPayload(world: World): Record<string, unknown> {
   return {
     id: world.dmChannelId,
@@ -463,9 +605,12 @@ export function messagePayload(
   message: RecordedMessage,
   extra: { interactionMetadata?: Record<string, unknown>; type?: number } = {},
 ): Record<string, unknown> {
+  const reference = message.messageReference;
+  // A reply is type 19 (REPLY); a forward stays 0 (DEFAULT), its reference typed 1 (FORWARD).
+  const isReply = reference !== undefined && (reference.type ?? 0) === 0;
   const payload: Record<string, unknown> = {
     id: message.id,
-    type: extra.type ?? (message.messageReference === undefined ? 0 : 19),
+    type: extra.type ?? (isReply ? 19 : 0),
     channel_id: message.channelId,
     author: userPayload(userOf(world, message.authorId)),
     content: message.content,
@@ -488,8 +633,9 @@ export function messagePayload(
     payload['webhook_id'] = message.webhookId;
     payload['application_id'] = message.webhookId;
   }
-  if (message.messageReference !== undefined) {
-    payload['message_reference'] = { type: 0, ...message.messageReference };
+  if (reference !== undefined) payload['message_reference'] = { type: 0, ...reference };
+  if (message.messageSnapshots !== undefined) {
+    payload['message_snapshots'] = message.messageSnapshots.map((m) => ({ message: structuredClone(m) }));
   }
   if (extra.interactionMetadata !== undefined) payload['interaction_metadata'] = extra.interactionMetadata;
   return payload;

@@ -70,6 +70,14 @@ export interface RestContext {
   channelOf(channelId: string): { world: World; channel: SeedChannel } | undefined;
   /** The server a guild id names. */
   worldOfGuild(guildId: string | undefined): World | undefined;
+  /** A channel or thread of a server the bot is not in, with its server. */
+  foreignChannelOf(channelId: string): { world: World; channel: SeedChannel } | undefined;
+  /** A server the bot is not in, by id. */
+  foreignWorldOfGuild(guildId: string | undefined): World | undefined;
+  /** The server whose users a message in this channel is written by (the first server for DMs). */
+  messageWorldOf(channelId: string): World;
+  /** The guild id of a channel of any server (the bot's or not); undefined for DMs. */
+  guildIdOfChannel(channelId: string): string | undefined;
   readonly gatewayUrl: () => string;
   /**
    * Registers a route; the first registered template that fits a path wins, so a literal segment
@@ -77,11 +85,20 @@ export interface RestContext {
    * routes Discord serves without Authorization (interaction callbacks, webhook tokens, /gateway).
    */
   add(method: string, template: string, handler: Handler, auth?: boolean): void;
-  /** The bot's permissions in a channel (the DM's are fixed, as Discord's are for apps). */
+  /**
+   * The bot's permissions in a channel (the DM's are fixed, as Discord's are for apps; none in a server
+   * it is not in or a DM between users).
+   */
   botPermissionsIn(channelId: string): bigint;
-  /** 404 10003 Unknown Channel unless the channel is one of the servers' (or the DM). */
+  /**
+   * 404 10003 Unknown Channel unless the channel exists: one of the servers' (also those the bot is not
+   * in), the bot's DM, or a DM between users.
+   */
   requireChannel(channelId: string): void;
-  /** 403 50001 Missing Access if the bot cannot see a guild channel (View Channel denied there). */
+  /**
+   * 403 50001 Missing Access if the bot cannot see the channel: View Channel denied there, a server the
+   * bot is not in, a DM between users.
+   */
   requireAccess(channelId: string): void;
   /**
    * 403 50001 Missing Access if the bot cannot see the channel, else 403 50013 Missing Permissions unless

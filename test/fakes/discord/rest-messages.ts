@@ -53,8 +53,8 @@ function attachmentsFrom(
 }
 
 function guildIdOf(rest: RestContext, channelId: string): { guild_id?: string } {
-  const found = rest.channelOf(channelId);
-  return found === undefined ? {} : { guild_id: found.world.guildId };
+  const guildId = rest.guildIdOfChannel(channelId);
+  return guildId === undefined ? {} : { guild_id: guildId };
 }
 
 export function newMessage(
@@ -134,15 +134,14 @@ function interactionMetadata(world: World, interaction: InteractionRecord): Reco
     id: interaction.id,
     type: interaction.type,
     user: userPayload(userOf(world, interaction.userId)),
-    authorizing_integration_owners:
-      interaction.guildId === undefined ? { '1': interaction.userId } : { '0': interaction.guildId },
+    authorizing_integration_owners: { ...interaction.owners },
   };
 }
 
 export function messageJson(rest: RestContext, message: RecordedMessage): Record<string, unknown> {
   const { state } = rest;
   // Authors are looked up in the message's own server.
-  const world = rest.channelOf(message.channelId)?.world ?? rest.world;
+  const world = rest.messageWorldOf(message.channelId);
   const interaction =
     message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
   return messagePayload(
@@ -157,6 +156,16 @@ export function messageJson(rest: RestContext, message: RecordedMessage): Record
   );
 }
 
+/**
+ * True when Discord turns this answer ephemeral though the body did not ask (a user install in a server
+ * that turned Use External Apps off for the member); such answers get EPHEMERAL whatever they say.
+ */
+export function forcedEphemeral(interaction: InteractionRecord, body: Record<string, unknown>): boolean {
+  if (!interaction.forceEphemeral) return false;
+  const flags = typeof body['flags'] === 'number' ? body['flags'] : 0;
+  return (flags & EPHEMERAL) === 0;
+}
+
 /** Adds one answer (refusals included) to what the interaction's handle reports. */
 export function recordResponse(
   { state }: RestContext,
@@ -165,6 +174,7 @@ export function recordResponse(
   req: RestRequest,
   status: number,
   messageId?: string,
+  { forcedEphemeral = false }: { forcedEphemeral?: boolean } = {},
 ) {
   const callbackType = kind === 'callback' && isRecord(req.body) ? req.body['type'] : undefined;
   interaction.responses.push({
@@ -174,6 +184,7 @@ export function recordResponse(
     status,
     ms: state.now() - interaction.dispatchedAt,
     messageId,
+    ...(forcedEphemeral ? { forcedEphemeral } : {}),
   });
   state.notify();
 }

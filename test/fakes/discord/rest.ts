@@ -72,6 +72,7 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   const buckets = new Map<string, { count: number; resetAt: number }>();
   const world = state.world;
   const worlds = state.worlds;
+  const foreignWorlds = state.foreignWorlds;
 
   const add = (method: string, template: string, handler: Handler, auth = true): void => {
     routes.push({ method, template, parts: template.split('/').filter(Boolean), auth, handler });
@@ -91,12 +92,34 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   const worldOfGuild = (guildId: string | undefined): World | undefined =>
     worlds.find((w) => w.guildId === guildId);
 
-  const channelExists = (id: string): boolean => id === world.dmChannelId || channelOf(id) !== undefined;
+  function foreignChannelOf(id: string): { world: World; channel: SeedChannel } | undefined {
+    for (const w of foreignWorlds) {
+      const channel = w.channels.get(id);
+      if (channel !== undefined) return { world: w, channel };
+    }
+    return undefined;
+  }
+
+  const foreignWorldOfGuild = (guildId: string | undefined): World | undefined =>
+    foreignWorlds.find((w) => w.guildId === guildId);
+
+  const messageWorldOf = (channelId: string): World =>
+    (channelOf(channelId) ?? foreignChannelOf(channelId))?.world ?? world;
+
+  const guildIdOfChannel = (channelId: string): string | undefined =>
+    (channelOf(channelId) ?? foreignChannelOf(channelId))?.world.guildId;
+
+  const channelExists = (id: string): boolean =>
+    id === world.dmChannelId ||
+    channelOf(id) !== undefined ||
+    foreignChannelOf(id) !== undefined ||
+    state.privateChannels.has(id);
 
   function botPermissionsIn(channelId: string): bigint {
     if (channelId === world.dmChannelId) return DM_APP_PERMISSIONS;
     const found = channelOf(channelId);
-    return botChannelPermissions(found?.world ?? world, channelId);
+    // A server the bot is not in, a DM between users: it holds nothing there.
+    return found === undefined ? 0n : botChannelPermissions(found.world, channelId);
   }
 
   function requireChannel(channelId: string): void {
@@ -159,6 +182,10 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     worlds,
     channelOf,
     worldOfGuild,
+    foreignChannelOf,
+    foreignWorldOfGuild,
+    messageWorldOf,
+    guildIdOfChannel,
     gatewayUrl,
     add,
     botPermissionsIn,

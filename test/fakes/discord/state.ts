@@ -1,5 +1,5 @@
 /** The fake Discord's in-memory state, shared by the REST server, the gateway and the test handles. */
-import type { World } from './payloads.js';
+import type { PrivateChannel, World } from './payloads.js';
 import type {
   Choice,
   MentionRisk,
@@ -32,6 +32,15 @@ export interface InteractionRecord {
   readonly channelId: string;
   readonly guildId: string | undefined;
   readonly userId: string;
+  /** 0 a server, 1 the bot's DM, 2 a DM or group DM between users. */
+  readonly context: number;
+  /** `authorizing_integration_owners` as dispatched: "0" → guild id (or "0"), "1" → the installing user. */
+  readonly owners: Readonly<Record<string, string>>;
+  /**
+   * Discord makes every response and follow-up ephemeral: a user install in a server the app is not in,
+   * where the member may not Use External Apps.
+   */
+  readonly forceEphemeral: boolean;
   readonly dispatchedAt: number;
   /** For components: the message the component is on. */
   readonly componentMessageId: string | undefined;
@@ -61,6 +70,10 @@ export interface FakeState {
   readonly world: World;
   /** Every server, `world` first: REST knows all their channels. */
   readonly worlds: readonly World[];
+  /** Servers the bot is not in (reached through user installs only): REST answers 403 50001 there. */
+  readonly foreignWorlds: readonly World[];
+  /** DMs and group DMs between users (the bot is in none): REST answers 403 50001 there. */
+  readonly privateChannels: ReadonlyMap<string, PrivateChannel>;
   readonly answerWindowMs: number;
   readonly tokenLifetimeMs: number;
   readonly now: () => number;
@@ -100,6 +113,8 @@ export function createState(init: {
   applicationId: string;
   world: World;
   worlds: readonly World[];
+  foreignWorlds: readonly World[];
+  privateChannels: ReadonlyMap<string, PrivateChannel>;
   answerWindowMs: number;
   tokenLifetimeMs: number;
   now: () => number;

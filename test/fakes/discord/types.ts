@@ -37,6 +37,7 @@ export type ViolationKind =
   | 'unauthorized'
   | 'missing-permissions'
   | 'cannot-edit'
+  | 'followup-limit'
   | 'gateway';
 
 export interface Violation {
@@ -61,7 +62,13 @@ export interface RecordedMessage {
   /** As last sent by the bot (undefined: the request carried none). */
   allowedMentions: unknown;
   flags: number;
-  messageReference: { message_id: string; channel_id?: string; guild_id?: string } | undefined;
+  /** `type` 1 (FORWARD) for a forwarded message; absent or 0 for a reply. */
+  messageReference: { message_id: string; channel_id?: string; guild_id?: string; type?: number } | undefined;
+  /**
+   * A forwarded message's `message_snapshots[].message`: the original's type, content, embeds,
+   * attachments, timestamps, flags, mentions and components as they were when it was forwarded.
+   */
+  readonly messageSnapshots?: readonly Record<string, unknown>[];
   attachments: Record<string, unknown>[];
   /** Set for interaction responses and follow-ups. */
   readonly interactionId: string | undefined;
@@ -100,6 +107,11 @@ export interface RecordedResponse {
   /** Milliseconds since the interaction was dispatched. */
   readonly ms: number;
   readonly messageId: string | undefined;
+  /**
+   * True when Discord made this message ephemeral though the bot did not ask: a user-installed app
+   * answering in a server that is not its own, where the member may not Use External Apps.
+   */
+  readonly forcedEphemeral?: boolean;
 }
 
 export interface MentionRisk {

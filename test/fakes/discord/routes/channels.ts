@@ -1,9 +1,10 @@
 /**
  * Channels by id (every server's, and the DM) and the typing indicator. A deleted channel is 404 10003;
- * one the bot may not view (a View Channel overwrite) 403 50001.
+ * one the bot may not view (a View Channel overwrite, a server it is not in, a DM between users) 403
+ * 50001.
  */
 import { channelPayload, dmChannelPayload } from '../payloads.js';
-import { DiscordError, type RestContext } from '../rest-context.js';
+import type { RestContext } from '../rest-context.js';
 
 export function registerChannelRoutes(rest: RestContext): void {
   const { state, world, add, channelOf, requireChannel, requireAccess } = rest;
@@ -11,9 +12,10 @@ export function registerChannelRoutes(rest: RestContext): void {
   add('GET', '/channels/:channel', (_req, p) => {
     const id = p['channel'] ?? '';
     if (id === world.dmChannelId) return { status: 200, body: dmChannelPayload(world) };
-    const found = channelOf(id);
-    if (found === undefined) throw new DiscordError(404, 10003, 'Unknown Channel', 'unknown-resource');
+    requireChannel(id);
     requireAccess(id);
+    const found = channelOf(id);
+    if (found === undefined) throw new Error(`fake Discord: channel ${id} passed requireAccess unknown`);
     return { status: 200, body: channelPayload(found.world, found.channel, state.now) };
   });
   add('POST', '/channels/:channel/typing', (_req, p) => {

@@ -98,6 +98,10 @@ export function registerCommandRoutes(rest: RestContext): void {
       );
     }
     if (guildId === undefined) return state.globalCommands;
+    // A server the app is not installed in (no applications.commands there): Discord's Missing Access.
+    if (rest.foreignWorldOfGuild(guildId) !== undefined) {
+      throw new DiscordError(403, 50001, 'Missing Access', 'missing-permissions');
+    }
     if (rest.worldOfGuild(guildId) === undefined) {
       throw new DiscordError(404, 10004, 'Unknown Guild', 'unknown-resource');
     }

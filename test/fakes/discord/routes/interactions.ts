@@ -1,6 +1,8 @@
 /**
  * POST /interactions/:interaction/:token/callback: the first answer to an interaction, within the answer
  * window, once, of a callback type the interaction kind allows, checked against the schema and limits.
+ * Where Discord forces a user-installed app's answers ephemeral (a server without Use External Apps for
+ * the member), a reply or defer gets EPHEMERAL whatever it asked, recorded as `forcedEphemeral`.
  */
 import {
   DiscordError,
@@ -10,7 +12,7 @@ import {
   isRecord,
   type RestContext,
 } from '../rest-context.js';
-import { applyEdit, messageJson, newMessage, recordResponse } from '../rest-messages.js';
+import { applyEdit, forcedEphemeral, messageJson, newMessage, recordResponse } from '../rest-messages.js';
 import type { RecordedMessage } from '../types.js';
 import {
   autocompleteIssues,
@@ -122,13 +124,17 @@ export function registerInteractionRoutes(rest: RestContext): void {
       if (interaction.deadline !== undefined) clearTimeout(interaction.deadline);
       let messageId: string | undefined;
       let message: RecordedMessage | undefined;
+      let forced = false;
       if (callbackType === 4 || callbackType === 5) {
-        const flags = typeof data['flags'] === 'number' ? data['flags'] : 0;
+        forced = forcedEphemeral(interaction, data);
+        const flags =
+          (typeof data['flags'] === 'number' ? data['flags'] : 0) |
+          (interaction.forceEphemeral ? EPHEMERAL : 0);
         interaction.ephemeral = (flags & EPHEMERAL) !== 0;
         message = newMessage(rest, req, callbackType === 4 ? data : { flags }, interaction.channelId, {
           interactionId: interaction.id,
           webhook: true,
-          flags: callbackType === 5 ? LOADING : 0,
+          flags: (callbackType === 5 ? LOADING : 0) | (interaction.forceEphemeral ? EPHEMERAL : 0),
         });
         state.storeMessage(message);
         interaction.originalMessageId = message.id;
@@ -151,7 +157,9 @@ export function registerInteractionRoutes(rest: RestContext): void {
         }));
       }
       const withResponse = req.query.get('with_response') === 'true';
-      recordResponse(rest, interaction, 'callback', req, withResponse ? 200 : 204, messageId);
+      recordResponse(rest, interaction, 'callback', req, withResponse ? 200 : 204, messageId, {
+        forcedEphemeral: forced,
+      });
       if (!withResponse) return { status: 204 };
       return {
         status: 200,

@@ -1,9 +1,14 @@
 /**
  * Interaction webhooks: editReply, fetchReply, deleteReply (`messages/@original`), follow-ups and their
- * edits. Valid for the token lifetime after the interaction, and only once it was acknowledged.
+ * edits. Valid for the token lifetime after the interaction, and only once it was acknowledged. They need
+ * no guild of the bot's: they work the same for user-installed interactions in servers the bot is not in
+ * and in DMs between users. An interaction authorized by a user install only (`authorizing_integration_
+ * owners` holding just "1") gets at most 5 follow-up messages: a 6th is refused 400 40094; where Discord
+ * forces the answers ephemeral, follow-ups get EPHEMERAL whatever they asked (`forcedEphemeral`).
  */
 import {
   DiscordError,
+  EPHEMERAL,
   LOADING,
   SUPPRESS_EMBEDS,
   isRecord,
@@ -13,10 +18,20 @@ import {
   type RestContext,
   type RestRequest,
 } from '../rest-context.js';
-import { applyEdit, liveMessage, messageJson, newMessage, recordResponse } from '../rest-messages.js';
+import {
+  applyEdit,
+  forcedEphemeral,
+  liveMessage,
+  messageJson,
+  newMessage,
+  recordResponse,
+} from '../rest-messages.js';
 import type { InteractionRecord } from '../state.js';
 import type { RecordedMessage, ResponseKind } from '../types.js';
 import { isEmptyMessage } from '../validate.js';
+
+/** Follow-up messages Discord allows an interaction authorized by a user install only. */
+const USER_INSTALL_FOLLOWUP_LIMIT = 5;
 
 export function registerWebhookRoutes(rest: RestContext): void {
   const { state, add, validate, recordMentions } = rest;
@@ -48,7 +63,7 @@ export function registerWebhookRoutes(rest: RestContext): void {
       req: RestRequest,
       p: Params,
       interaction: InteractionRecord,
-    ) => { reply: Reply; messageId?: string },
+    ) => { reply: Reply; messageId?: string; forcedEphemeral?: boolean },
   ): Handler {
     return (req, p) => {
       const interaction = state.interactionsByToken.get(p['token'] ?? '');
@@ -63,8 +78,12 @@ export function registerWebhookRoutes(rest: RestContext): void {
         if (interaction.ackType === undefined) {
           throw new DiscordError(404, 10015, 'Unknown Webhook', 'not-acknowledged');
         }
-        const { reply, messageId } = run(req, p, interaction);
-        if (req.method !== 'GET') recordResponse(rest, interaction, kind, req, reply.status, messageId);
+        const { reply, messageId, forcedEphemeral: forced } = run(req, p, interaction);
+        if (req.method !== 'GET') {
+          recordResponse(rest, interaction, kind, req, reply.status, messageId, {
+            forcedEphemeral: forced === true,
+          });
+        }
         return reply;
       } catch (error) {
         if (error instanceof DiscordError && req.method !== 'GET')
@@ -129,6 +148,7 @@ export function registerWebhookRoutes(rest: RestContext): void {
         const loading =
           interaction.ackType === 5 ? state.messages.get(interaction.originalMessageId ?? '') : undefined;
         let message: RecordedMessage;
+        let forced = false;
         if (loading !== undefined && !loading.deleted && (loading.flags & LOADING) !== 0) {
           applyEdit(
             rest,
@@ -139,9 +159,24 @@ export function registerWebhookRoutes(rest: RestContext): void {
           );
           message = loading;
         } else {
+          const owners = Object.keys(interaction.owners);
+          if (
+            owners.length === 1 &&
+            owners[0] === '1' &&
+            interaction.followupIds.size >= USER_INSTALL_FOLLOWUP_LIMIT
+          ) {
+            throw new DiscordError(
+              400,
+              40094,
+              'This interaction has hit the maximum number of follow up messages',
+              'followup-limit',
+            );
+          }
+          forced = forcedEphemeral(interaction, body);
           message = newMessage(rest, req, body, interaction.channelId, {
             interactionId: interaction.id,
             webhook: true,
+            flags: interaction.forceEphemeral ? EPHEMERAL : 0,
           });
           state.storeMessage(message);
           interaction.followupIds.add(message.id);
@@ -150,6 +185,7 @@ export function registerWebhookRoutes(rest: RestContext): void {
         return {
           reply: wait ? { status: 200, body: messageJson(rest, message) } : { status: 204 },
           messageId: message.id,
+          forcedEphemeral: forced,
         };
       },
     ),
