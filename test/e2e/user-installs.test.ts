@@ -1,0 +1,114 @@
+/**
+ * The bot installed to a member (issue 11, part 1): used in a server that never added it, in a group DM
+ * and a DM between members, and where a server turned off external apps; and forwarded messages
+ * (part 2), which unfurl like their originals and which Show card reads. The local Discord sends what
+ * Discord sends there: a partial channel in the interaction (discord.js builds no channel object for a
+ * server it is not in), `authorizing_integration_owners`, Use External Apps in the member's permissions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDS } from '../fakes/philomena/index.js';
+import { PRIVATE_HERE_NOTE } from '../../src/discord/external-apps.js';
+import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ registry: { budget: ROOMY_BUDGET } });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const image = (id: number, channel: string, options: { externalApps?: false } = {}) =>
+  h.discord.sendCommand({
+    name: 'image',
+    options: { id: String(id) },
+    channel,
+    install: 'user',
+    userId: h.discord.foreignGuild.memberId,
+    ...options,
+  });
+
+describe('installed to a member', () => {
+  it('GIVEN /image in a plain channel of a server without the bot THEN the card, without the picture of a suggestive image', async () => {
+    const reply = await image(IDS.suggestive, h.discord.foreignGuild.channels.plain).finalReply();
+    expect(reply.embeds).toHaveLength(1);
+    expect(reply.embeds[0]?.['image']).toBeUndefined();
+    expect(String(reply.embeds[0]?.['url'])).toContain(`/images/${IDS.suggestive}`);
+  });
+
+  it('GIVEN /image in an age-restricted channel of a server without the bot THEN the picture shows: the channel the interaction carried decides', async () => {
+    const reply = await image(IDS.suggestive, h.discord.foreignGuild.channels.ageRestricted).finalReply();
+    expect(reply.embeds[0]?.['image']).toBeDefined();
+  });
+
+  it('GIVEN a thread there, in an age-restricted channel the bot cannot see THEN it counts as not age-restricted (fail closed)', async () => {
+    const reply = await image(
+      IDS.suggestive,
+      h.discord.foreignGuild.channels.threadInAgeRestricted,
+    ).finalReply();
+    expect(reply.embeds).toHaveLength(1);
+    expect(reply.embeds[0]?.['image']).toBeUndefined();
+  });
+
+  it('GIVEN a group DM and a DM between members THEN answered, safe only', async () => {
+    for (const channel of ['groupDm', 'privateDm']) {
+      const safe = await h.discord
+        .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel, install: 'user' })
+        .finalReply();
+      expect(safe.embeds[0]?.['image'], channel).toBeDefined();
+      const suggestive = await h.discord
+        .sendCommand({ name: 'image', options: { id: String(IDS.suggestive) }, channel, install: 'user' })
+        .finalReply();
+      expect(suggestive.embeds[0]?.['image'], channel).toBeUndefined();
+    }
+  });
+
+  it('GIVEN a server that turned off external apps THEN the answer is private from the start and says why', async () => {
+    const handle = image(IDS.safe, h.discord.foreignGuild.channels.plain, { externalApps: false });
+    const reply = await handle.finalReply();
+    expect(reply.flags & 64).toBe(64);
+    expect(reply.content.startsWith(PRIVATE_HERE_NOTE)).toBe(true);
+    expect(reply.embeds).toHaveLength(1);
+    // The bot asked for a private answer itself: Discord forced nothing on it.
+    expect(handle.responses.some((r) => r.forcedEphemeral === true)).toBe(false);
+  });
+
+  it('GIVEN Show card and Find source used there THEN they are offered (registered for user installs) and answer', async () => {
+    const reply = await h.discord
+      .sendMessageCommand({
+        name: 'Show card',
+        channel: h.discord.foreignGuild.channels.plain,
+        install: 'user',
+        targetMessage: { content: `${h.booru.url}/images/${IDS.safe}` },
+      })
+      .finalReply();
+    expect(reply.embeds).toHaveLength(1);
+    expect(h.discord.unavailableCommands).toEqual([]);
+    expect(h.discord.violations).toEqual([]);
+  });
+});
+
+describe('forwarded messages', () => {
+  it('GIVEN a forward of a message with an image link THEN it unfurls like the original', async () => {
+    const forward = await h.discord.sendMessage({
+      channel: 'plain',
+      forwardOf: { content: `${h.booru.url}/images/${IDS.safe}` },
+    });
+    const [reply] = await h.discord.waitFor(() =>
+      forward.replies().length > 0 ? forward.replies() : undefined,
+    );
+    expect(String(reply?.embeds[0]?.['url'])).toContain(`/images/${IDS.safe}`);
+  });
+
+  it('GIVEN Show card on a forward THEN the original’s links are shown', async () => {
+    const reply = await h.discord
+      .sendMessageCommand({
+        name: 'Show card',
+        channel: 'plain',
+        targetMessage: { forwardOf: { content: `${h.booru.url}/images/${IDS.suggestive}` } },
+      })
+      .finalReply();
+    expect(reply.embeds).toHaveLength(1);
+    expect(String(reply.embeds[0]?.['url'])).toContain(`/images/${IDS.suggestive}`);
+  });
+});
