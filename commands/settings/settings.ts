@@ -62,12 +62,25 @@ async function showWith(context: CommandContext, guildId: string, extra: readonl
       );
     }
   }
+  lines.push(
+    `Image references: ${record.imageReferences === false ? 'off' : 'on'} (\`>>123\` in chat gets a card; /settings references)`,
+  );
   return reply([...lines, ...extra].join('\n'));
 }
 
 const reset: Subcommand = async (_interaction, context, guildId) => {
   await context.settings.reset(guildId);
   return reply('Settings reset: this server uses the bot defaults again.');
+};
+
+const references: Subcommand = async (interaction, context, guildId) => {
+  const on = interaction.options.getBoolean('enabled', true);
+  await context.settings.setImageReferences(guildId, on);
+  return reply(
+    on
+      ? "Image references on: `>>123` in chat gets the card of image 123 on this server's site."
+      : 'Image references off: `>>123` in chat is left alone (links to images still get cards).',
+  );
 };
 
 const chooseSite: Subcommand = async (interaction, context, guildId) => {
@@ -96,6 +109,7 @@ const chooseFilter: Subcommand = async (interaction, context, guildId) => {
 /** `show` is answered in `execute` (it needs the server's channels and the command's options). */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   reset,
+  references,
   site: chooseSite,
   filter: chooseFilter,
 };
@@ -148,6 +162,14 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
       )
       .addSubcommand((sub) => sub.setName('show').setDescription("Show this server's site and filter"))
       .addSubcommand((sub) => sub.setName('reset').setDescription('Go back to the bot defaults'))
+      .addSubcommand((sub) =>
+        sub
+          .setName('references')
+          .setDescription('Whether >>123 in chat gets the card of image 123 (on by default)')
+          .addBooleanOption((option) =>
+            option.setName('enabled').setDescription('On or off').setRequired(true),
+          ),
+      )
       .addSubcommand((sub) =>
         sub
           .setName('site')

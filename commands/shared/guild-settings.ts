@@ -25,6 +25,8 @@ export interface GuildSettingsRecord {
   readonly siteId: string | undefined;
   /** Filter ids by `Site.id`. */
   readonly filters: Readonly<Record<string, number>>;
+  /** `false` when the server turned off cards for `>>123` references in chat (on when absent). */
+  readonly imageReferences?: false;
 }
 
 export interface GuildSettings {
@@ -36,6 +38,8 @@ export interface GuildSettings {
    */
   setSite(guildId: string, siteId: string | undefined): Promise<GuildSettingsRecord>;
   setFilter(guildId: string, siteId: string, filterId: number): Promise<GuildSettingsRecord>;
+  /** Turns cards for `>>123` references in chat on or off. */
+  setImageReferences(guildId: string, on: boolean): Promise<GuildSettingsRecord>;
   /** Resolves once the record is gone; rejects with `SettingsUnavailableError` when the delete failed. */
   reset(guildId: string): Promise<void>;
 }
@@ -43,7 +47,17 @@ export interface GuildSettings {
 const recordSchema = z.object({
   siteId: z.string().optional(),
   filters: z.record(z.string(), z.number().int().positive()).default({}),
+  imageReferences: z.boolean().optional(),
 });
+
+/** The record as stored: no key for what is at its default (the default site, references on). */
+function stored(record: GuildSettingsRecord): Record<string, unknown> {
+  return {
+    ...(record.siteId === undefined ? {} : { siteId: record.siteId }),
+    filters: record.filters,
+    ...(record.imageReferences === false ? { imageReferences: false } : {}),
+  };
+}
 
 const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
 
@@ -96,7 +110,11 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
       );
       return EMPTY;
     }
-    return { siteId: parsed.data.siteId, filters: parsed.data.filters };
+    return {
+      siteId: parsed.data.siteId,
+      filters: parsed.data.filters,
+      ...(parsed.data.imageReferences === false ? { imageReferences: false as const } : {}),
+    };
   }
 
   function update(
@@ -104,15 +122,13 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
     change: (current: GuildSettingsRecord) => GuildSettingsRecord,
   ): Promise<GuildSettingsRecord> {
     return guarded(guildId, async () => {
-      const stored = await records.update(keyOf(guildId), (raw) => {
-        const next = change(parse(guildId, raw));
-        // No `siteId` key at all for the default site, as before: the record reads the same either way.
-        return next.siteId === undefined ? { filters: next.filters } : next;
+      let next: GuildSettingsRecord = EMPTY;
+      // No key at all for what is at its default, as before: the record reads the same either way.
+      await records.update(keyOf(guildId), (raw) => {
+        next = change(parse(guildId, raw));
+        return stored(next);
       });
-      return remember(guildId, {
-        siteId: 'siteId' in stored ? stored.siteId : undefined,
-        filters: stored.filters,
-      });
+      return remember(guildId, next);
     });
   }
 
@@ -134,6 +150,11 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
     setSite: (guildId, siteId) => update(guildId, (current) => ({ ...current, siteId })),
     setFilter: (guildId, siteId, filterId) =>
       update(guildId, (current) => ({ ...current, filters: { ...current.filters, [siteId]: filterId } })),
+    setImageReferences: (guildId, on) =>
+      update(guildId, (current) => {
+        const { imageReferences: _previous, ...rest } = current;
+        return on ? rest : { ...rest, imageReferences: false };
+      }),
     reset: (guildId) =>
       guarded(guildId, async () => {
         await records.remove(keyOf(guildId));

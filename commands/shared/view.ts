@@ -15,6 +15,8 @@ export interface View {
   readonly ageRestricted: boolean;
   /** Null in DMs. */
   readonly guildId: string | null;
+  /** Whether `>>123` references in chat get cards here (a server setting; on by default and in DMs). */
+  readonly imageReferences: boolean;
   /** The same channel on another site (a link's own site), with this server's filter for that site. */
   forSite(site: Site): View;
 }
@@ -25,13 +27,16 @@ export function makeView(options: {
   readonly ageRestricted: boolean;
   readonly guildFilters: Readonly<Record<string, number>>;
   readonly sites: SiteDirectory;
+  readonly imageReferences?: boolean;
 }): View {
   const { guildId, ageRestricted, guildFilters, sites } = options;
+  const imageReferences = options.imageReferences ?? true;
   const build = (site: Site): View => ({
     site,
     filterId: sites.filterFor(site, guildFilters),
     ageRestricted,
     guildId,
+    imageReferences,
     forSite: build,
   });
   return build(options.site);
@@ -56,5 +61,6 @@ export async function resolveView(
     ageRestricted: input.guildId !== null && isAgeRestrictedChannel(input.channel),
     guildFilters: record?.filters ?? {},
     sites,
+    imageReferences: record?.imageReferences !== false,
   });
 }

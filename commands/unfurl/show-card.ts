@@ -10,7 +10,14 @@ import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import { cardsForLinks, extractUnfurlLinks, linkText, unfurlReplyBody } from './unfurl.js';
+import { imageReferences, mergeLinks } from './references.js';
+import {
+  cardsForLinks,
+  extractUnfurlLinks,
+  linkText,
+  maskSuppressedText,
+  unfurlReplyBody,
+} from './unfurl.js';
 
 /** The most cards one answer holds (Discord's 10 embeds per message). */
 export const SHOW_CARD_MAX = 10;
@@ -25,7 +32,11 @@ export const showCardCommand = {
     .toJSON(),
   async execute(interaction, context) {
     const message = interaction.targetMessage;
-    const links = extractUnfurlLinks(linkText(message), context.sites.recogniseLinks);
+    const text = linkText(message);
+    const written = extractUnfurlLinks(text, context.sites.recogniseLinks);
+    const links = context.view.imageReferences
+      ? mergeLinks(written, imageReferences(maskSuppressedText(text), context.view.site))
+      : written;
     if (links.length === 0) {
       throw new UserFacingError('That message has no links to images on a board I know.');
     }

@@ -22,6 +22,7 @@ import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/sh
 import { fitEmbeds, type Gate } from '../../src/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
+import { imageReferences, mergeLinks } from './references.js';
 
 export const UNFURL_MAX_CARDS = 3;
 
@@ -191,17 +192,43 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
 
   async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
-    const links = extractUnfurlLinks(linkText(message), deps.sites.recogniseLinks);
+    const text = linkText(message);
+    const written = extractUnfurlLinks(text, deps.sites.recogniseLinks);
+    // `>>123` needs the server's site (and its switch): the settings are read only when there is one.
+    const mayRefer = text.includes('>>');
+    if (written.length === 0 && !mayRefer) return undefined;
+    let links = written;
+    let referenceView: View | undefined;
+    if (mayRefer) {
+      try {
+        referenceView = await resolveView(
+          { guildId: message.guildId, channel: message.channel },
+          { settings: deps.settings, sites: deps.sites },
+        );
+      } catch (error) {
+        deps.logger.warn(
+          { err: error, messageId: message.id },
+          "unfurl skipped: this server's settings could not be read",
+        );
+        decided('skipped', written.length);
+        return undefined;
+      }
+      if (referenceView.imageReferences) {
+        links = mergeLinks(written, imageReferences(maskSuppressedText(text), referenceView.site));
+      }
+    }
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
     decided('skipped', links.length - shown.length);
     if (shown.length === 0) return undefined;
     try {
-      const view = await resolveView(
-        { guildId: message.guildId, channel: message.channel },
-        { settings: deps.settings, sites: deps.sites },
-      );
+      const view =
+        referenceView ??
+        (await resolveView(
+          { guildId: message.guildId, channel: message.channel },
+          { settings: deps.settings, sites: deps.sites },
+        ));
       const { cards, gates, failed } = await cardsForLinks(shown, view, deps.registry, logger);
       decided('skipped', failed);
       if (cards.length === 0) return undefined;
