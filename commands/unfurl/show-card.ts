@@ -12,10 +12,12 @@ import { UserFacingError } from '../../src/discord/user-error.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { imageReferences, mergeLinks } from './references.js';
 import {
-  cardsForLinks,
+  cardsForTargets,
+  contentOf,
   extractUnfurlLinks,
   linkText,
   maskSuppressedText,
+  targetsOf,
   unfurlReplyBody,
 } from './unfurl.js';
 
@@ -34,23 +36,30 @@ export const showCardCommand = {
     const message = interaction.targetMessage;
     const text = linkText(message);
     const written = extractUnfurlLinks(text, context.sites.recogniseLinks);
-    const links = context.view.imageReferences
+    const images = context.view.imageReferences
       ? mergeLinks(written, imageReferences(maskSuppressedText(text), context.view.site))
       : written;
+    const links = targetsOf(images, context.sites.recognisePages(maskSuppressedText(text)));
     if (links.length === 0) {
-      throw new UserFacingError('That message has no links to images on a board I know.');
+      throw new UserFacingError('That message has no links to images, tags or searches on a board I know.');
     }
     const shown = links.slice(0, SHOW_CARD_MAX);
-    const { cards } = await cardsForLinks(shown, context.view, context.registry, context.logger, 'show card');
-    if (cards.length === 0) {
+    const { cards, lines, failed } = await cardsForTargets(
+      shown,
+      context.view,
+      context.registry,
+      context.logger,
+      'show card',
+    );
+    if (cards.length === 0 && lines.length === 0) {
       throw new UserFacingError(
         "I couldn't read any of those images from the board just now. Try again later.",
       );
     }
     const body = unfurlReplyBody(cards);
-    const more = links.length - shown.length + body.dropped + (shown.length - cards.length);
+    const more = links.length - shown.length + body.dropped + failed;
     return messageReply({
-      ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
+      ...contentOf(lines, more),
       embeds: body.embeds,
       components: body.components,
     });

@@ -13,13 +13,14 @@ import type { APIButtonComponent, APIEmbed, Message } from 'discord.js';
 import type { RateLimit } from '../../src/config.js';
 import { SettingsUnavailableError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import type { ImageLink } from '../../src/philomena/links.js';
+import type { ImageLink, PageLink } from '../../src/philomena/links.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.js';
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
-import { fitEmbeds, type Gate } from '../../src/render/index.js';
+import { fitEmbeds, MESSAGE_CONTENT_MAX, truncate, type Gate } from '../../src/render/index.js';
+import { searchCard, tagCardEmbed } from '../shared/page-cards.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
 import { imageReferences, mergeLinks } from './references.js';
@@ -89,42 +90,86 @@ function decisionOf(gate: Gate): UnfurlDecision {
   return gate === 'spoilered' ? 'spoilered' : 'gated';
 }
 
-/** The cards of `links` for `view` (each link on its own site); links whose image could not be read are counted. */
-export async function cardsForLinks(
-  links: readonly ImageLink[],
+/** What a message links to: an image (a link or `>>123`), or a board page (a tag, a search). */
+export type Target =
+  { readonly kind: 'image'; readonly link: ImageLink } | { readonly kind: 'page'; readonly link: PageLink };
+
+/** `targets` in the order written, each once (images already deduplicated by their recogniser). */
+export function targetsOf(images: readonly ImageLink[], pages: readonly PageLink[]): Target[] {
+  return [
+    ...images.map((link): Target => ({ kind: 'image', link })),
+    ...pages.map((link): Target => ({ kind: 'page', link })),
+  ].sort((a, b) => a.link.index - b.link.index);
+}
+
+interface TargetCard {
+  readonly card?: UnfurlCard;
+  readonly gate?: Gate;
+  readonly line?: string;
+}
+
+async function cardOf(
+  target: Target,
   view: View,
   registry: ClientRegistry,
   logger: Logger,
-  /** Who asks, for the log line of a failure: `<what> failed`. */
+  many: boolean,
+): Promise<TargetCard> {
+  const { link } = target;
+  const client = registry.client(link.site);
+  const here = view.forSite(link.site);
+  if (target.kind === 'image') {
+    const { card, fetched } = await showImage(client, target.link.imageId, here, logger);
+    const id = fetched.image.id;
+    return {
+      card: {
+        embed: card.embed,
+        reveal: card.revealable ? revealButton(link.site, id, many ? `Reveal ${id}` : 'Reveal') : undefined,
+      },
+      gate: card.gate,
+    };
+  }
+  if (target.link.kind === 'tag') {
+    return { card: { embed: await tagCardEmbed(client, target.link.slug, here, logger) } };
+  }
+  const found = await searchCard(client, target.link.query, here, logger);
+  if (found.card === undefined || found.imageId === undefined) return { line: found.line };
+  const reveal = found.card.revealable
+    ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
+    : undefined;
+  return { card: { embed: found.card.embed, reveal }, gate: found.card.gate, line: found.line };
+}
+
+/**
+ * The cards of `targets` for `view` (each on its own site), in order, with the lines that go above them
+ * (a search's total and link); targets that could not be read are counted and logged as `<what> failed`.
+ */
+export async function cardsForTargets(
+  targets: readonly Target[],
+  view: View,
+  registry: ClientRegistry,
+  logger: Logger,
   what = 'unfurl',
-): Promise<{ cards: UnfurlCard[]; gates: Gate[]; failed: number }> {
+): Promise<{ cards: UnfurlCard[]; gates: Gate[]; lines: string[]; failed: number }> {
   const results = await Promise.allSettled(
-    links.map((link) => showImage(registry.client(link.site), link.imageId, view.forSite(link.site), logger)),
+    targets.map((target) => cardOf(target, view, registry, logger, targets.length > 1)),
   );
   const cards: UnfurlCard[] = [];
   const gates: Gate[] = [];
+  const lines: string[] = [];
   let failed = 0;
   for (const [i, result] of results.entries()) {
-    const link = links[i];
-    if (result.status === 'rejected' || link === undefined) {
+    if (result.status === 'rejected') {
       failed += 1;
-      logger.info(
-        { err: result.status === 'rejected' ? result.reason : undefined, site: link?.site.id },
-        `${what} failed`,
-      );
+      logger.info({ err: result.reason, site: targets[i]?.link.site.id }, `${what} failed`);
       continue;
     }
-    const { card, fetched } = result.value;
-    gates.push(card.gate);
-    const id = fetched.image.id;
-    cards.push({
-      embed: card.embed,
-      reveal: card.revealable
-        ? revealButton(link.site, id, links.length > 1 ? `Reveal ${id}` : 'Reveal')
-        : undefined,
-    });
+    const { card, gate, line } = result.value;
+    if (card !== undefined) cards.push(card);
+    if (gate !== undefined) gates.push(gate);
+    if (line !== undefined) lines.push(line);
   }
-  return { cards, gates, failed };
+  return { cards, gates, lines, failed };
 }
 
 /**
@@ -134,6 +179,12 @@ export async function cardsForLinks(
 export function linkText(message: Pick<Message, 'content' | 'messageSnapshots'>): string {
   const forwarded = [...(message.messageSnapshots?.values() ?? [])].map((snapshot) => snapshot.content ?? '');
   return [message.content, ...forwarded].filter((text) => text !== '').join('\n');
+}
+
+/** The message's text: the searches' lines, then how many links were left out. */
+export function contentOf(lines: readonly string[], more: number): { content?: string } {
+  const all = [...lines, ...(more > 0 ? [`…and ${more} more link${more === 1 ? '' : 's'} not shown.`] : [])];
+  return all.length === 0 ? {} : { content: truncate(all.join('\n'), MESSAGE_CONTENT_MAX) };
 }
 
 export interface UnfurlDeps {
@@ -163,10 +214,10 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         });
 
   /** The links to show: at most UNFURL_MAX_CARDS, each taking one card of the place's budget. */
-  function linksToShow(links: readonly ImageLink[], place: string, logger: Logger): ImageLink[] {
+  function linksToShow(links: readonly Target[], place: string, logger: Logger): Target[] {
     const capped = links.slice(0, UNFURL_MAX_CARDS);
     if (budget === undefined) return capped;
-    const shown: ImageLink[] = [];
+    const shown: Target[] = [];
     for (const link of capped) {
       const taken = budget.take(place);
       if (!taken.ok) {
@@ -194,10 +245,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const text = linkText(message);
     const written = extractUnfurlLinks(text, deps.sites.recogniseLinks);
+    const pages = text.includes('://') ? deps.sites.recognisePages(maskSuppressedText(text)) : [];
     // `>>123` needs the server's site (and its switch): the settings are read only when there is one.
     const mayRefer = text.includes('>>');
-    if (written.length === 0 && !mayRefer) return undefined;
-    let links = written;
+    if (written.length === 0 && pages.length === 0 && !mayRefer) return undefined;
+    let images = written;
     let referenceView: View | undefined;
     if (mayRefer) {
       try {
@@ -214,9 +266,10 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         return undefined;
       }
       if (referenceView.imageReferences) {
-        links = mergeLinks(written, imageReferences(maskSuppressedText(text), referenceView.site));
+        images = mergeLinks(written, imageReferences(maskSuppressedText(text), referenceView.site));
       }
     }
+    const links = targetsOf(images, pages);
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
@@ -229,9 +282,9 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
           { guildId: message.guildId, channel: message.channel },
           { settings: deps.settings, sites: deps.sites },
         ));
-      const { cards, gates, failed } = await cardsForLinks(shown, view, deps.registry, logger);
+      const { cards, gates, lines, failed } = await cardsForTargets(shown, view, deps.registry, logger);
       decided('skipped', failed);
-      if (cards.length === 0) return undefined;
+      if (cards.length === 0 && lines.length === 0) return undefined;
       const body = unfurlReplyBody(cards);
       for (const [i, gate] of gates.entries()) decided(i < body.embeds.length ? decisionOf(gate) : 'skipped');
       if (body.dropped > 0) logger.info({ dropped: body.dropped }, 'unfurl cards dropped for room');
@@ -239,7 +292,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       const more = links.length - shown.length + body.dropped;
       return {
         body: {
-          ...(more > 0 ? { content: `…and ${more} more link${more === 1 ? '' : 's'} not shown.` } : {}),
+          ...contentOf(lines, more),
           embeds: body.embeds,
           components: body.components,
         },

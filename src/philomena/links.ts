@@ -69,7 +69,9 @@ function imageIdOf(path: string, pages: boolean): number | null {
   return Number.isSafeInteger(id) && id >= 0 ? id : null;
 }
 
-export function createLinkRecogniser(sites: readonly Site[]): (text: string) => ImageLink[] {
+type HostMap = ReadonlyMap<string, readonly HostEntry[]>;
+
+function hostMap(sites: readonly Site[]): HostMap {
   const byHost = new Map<string, HostEntry[]>();
   const add = (host: string, entry: HostEntry): void => {
     const key = host.toLowerCase();
@@ -82,31 +84,115 @@ export function createLinkRecogniser(sites: readonly Site[]): (text: string) => 
     for (const host of new Set([site.host, ...site.hosts])) add(host, { site, prefix, pages: true });
     for (const host of site.cdnHosts) add(host, { site, prefix: '', pages: false });
   }
+  return byHost;
+}
 
+/**
+ * Every URL token of `text` on one of the sites, with its path below the site's prefix, in order; `take`
+ * returns true to stop at the first of a token's sites that claims it.
+ */
+function scan(
+  text: string,
+  byHost: HostMap,
+  take: (entry: HostEntry, path: string, url: string, index: number) => boolean,
+): void {
+  for (const match of text.matchAll(TOKEN)) {
+    const url = withoutTrailing(match[0]);
+    const afterScheme = url.indexOf('//') + 2;
+    let hostEnd = afterScheme;
+    while (hostEnd < url.length && !'/?#'.includes(url.charAt(hostEnd))) hostEnd += 1;
+    const entries = byHost.get(url.slice(afterScheme, hostEnd).toLowerCase());
+    if (!entries) continue;
+    const path = url.slice(hostEnd);
+    for (const entry of entries) {
+      if (entry.prefix !== '' && !path.startsWith(`${entry.prefix}/`)) continue;
+      if (take(entry, path.slice(entry.prefix.length), url, match.index)) break;
+    }
+  }
+}
+
+export function createLinkRecogniser(sites: readonly Site[]): (text: string) => ImageLink[] {
+  const byHost = hostMap(sites);
   return (text: string): ImageLink[] => {
     if (byHost.size === 0 || !text.includes('://')) return [];
     const links: ImageLink[] = [];
     const seen = new Set<string>();
-    for (const match of text.matchAll(TOKEN)) {
-      const url = withoutTrailing(match[0]);
-      const afterScheme = url.indexOf('//') + 2;
-      let hostEnd = afterScheme;
-      while (hostEnd < url.length && !'/?#'.includes(url.charAt(hostEnd))) hostEnd += 1;
-      const entries = byHost.get(url.slice(afterScheme, hostEnd).toLowerCase());
-      if (!entries) continue;
-      const path = url.slice(hostEnd);
-      for (const entry of entries) {
-        if (entry.prefix !== '' && !path.startsWith(`${entry.prefix}/`)) continue;
-        const imageId = imageIdOf(path.slice(entry.prefix.length), entry.pages);
-        if (imageId === null) continue;
-        const key = `${entry.site.id}\n${imageId}`;
-        if (!seen.has(key)) {
-          seen.add(key);
-          links.push({ site: entry.site, imageId, url, index: match.index });
-        }
-        break;
+    scan(text, byHost, (entry, path, url, index) => {
+      const imageId = imageIdOf(path, entry.pages);
+      if (imageId === null) return false;
+      const key = `${entry.site.id}\n${imageId}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        links.push({ site: entry.site, imageId, url, index });
       }
+      return true;
+    });
+    return links;
+  };
+}
+
+/** A link to a board page that is not an image: a tag page, or a search. */
+export type PageLink =
+  | {
+      readonly kind: 'tag';
+      readonly site: Site;
+      /** The tag's slug as the URL has it, decoded (`artist-colon-foo`). */
+      readonly slug: string;
+      readonly url: string;
+      readonly index: number;
     }
+  | {
+      readonly kind: 'search';
+      readonly site: Site;
+      /** The search's `q`, as the board reads it. */
+      readonly query: string;
+      readonly url: string;
+      readonly index: number;
+    };
+
+const TAG_PAGE = /^\/tags\/([^/?#]{1,300})\/?(?:[?#]|$)/;
+const SEARCH_PAGE = /^\/search\/?\?/;
+/** Longer queries are not a chat link anyone means: left alone. */
+const QUERY_MAX = 1_000;
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Recognises links to tag pages (`/tags/<slug>`) and searches (`/search?q=...`) of the sites, in order,
+ * each once; image links are `createLinkRecogniser`'s. Only the site hosts count (not CDN hosts).
+ */
+export function createPageLinkRecogniser(sites: readonly Site[]): (text: string) => PageLink[] {
+  const byHost = hostMap(sites);
+  return (text: string): PageLink[] => {
+    if (byHost.size === 0 || !text.includes('://')) return [];
+    const links: PageLink[] = [];
+    const seen = new Set<string>();
+    scan(text, byHost, (entry, path, url, index) => {
+      if (!entry.pages) return false;
+      const tag = TAG_PAGE.exec(path);
+      let link: PageLink | undefined;
+      if (tag) {
+        const slug = decoded(tag[1] ?? '')?.trim();
+        if (slug) link = { kind: 'tag', site: entry.site, slug, url, index };
+      } else if (SEARCH_PAGE.test(path)) {
+        const search = path.slice(path.indexOf('?') + 1).split('#')[0] ?? '';
+        const q = new URLSearchParams(search).get('q')?.trim();
+        if (q && q.length <= QUERY_MAX) link = { kind: 'search', site: entry.site, query: q, url, index };
+      }
+      if (link === undefined) return false;
+      const key = `${entry.site.id}\n${link.kind}\n${link.kind === 'tag' ? link.slug : link.query}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        links.push(link);
+      }
+      return true;
+    });
     return links;
   };
 }

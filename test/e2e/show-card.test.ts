@@ -40,7 +40,7 @@ describe('Show card', () => {
     const handle = showCard(content, 'plain');
     // A public answer that fails: the "thinking…" goes, and the reason comes privately.
     const reply = await h.discord.waitFor(() => handle.followUps()[0]);
-    expect(reply.content).toBe('That message has no links to images on a board I know.');
+    expect(reply.content).toBe('That message has no links to images, tags or searches on a board I know.');
     expect(reply.flags & 64).toBe(64);
   });
 

@@ -1,0 +1,55 @@
+/**
+ * Links to board pages that are not images (src/philomena/links.ts `createPageLinkRecogniser`): tag pages
+ * and searches of the given sites, in order, each once; the URL's own host decides, CDN hosts serve no
+ * pages, and image links are left to the image recogniser.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPageLinkRecogniser } from '../../src/philomena/links.js';
+import { KNOWN_SITES } from '../../src/philomena/sites.js';
+
+const recognise = createPageLinkRecogniser(KNOWN_SITES);
+const brief = (text: string) =>
+  recognise(text).map((link) => [link.kind, link.site.id, link.kind === 'tag' ? link.slug : link.query]);
+
+describe('page links', () => {
+  it('GIVEN tag pages THEN their slugs, decoded (`+` is a space in a slug)', () => {
+    expect(
+      brief('https://derpibooru.org/tags/twilight+sparkle and https://furbooru.org/tags/artist-colon-foo.'),
+    ).toEqual([
+      ['tag', 'derpibooru', 'twilight sparkle'],
+      ['tag', 'furbooru', 'artist-colon-foo'],
+    ]);
+    expect(brief('https://derpibooru.org/tags/oc%3Alittlepip')).toEqual([
+      ['tag', 'derpibooru', 'oc:littlepip'],
+    ]);
+  });
+
+  it('GIVEN searches THEN their queries; a search without q, or an empty one, is not a link', () => {
+    expect(
+      brief('https://derpibooru.org/search?q=pony%2C+cute&sf=score and https://derpibooru.org/search?sf=x'),
+    ).toEqual([['search', 'derpibooru', 'pony, cute']]);
+    expect(brief('https://derpibooru.org/search?q=')).toEqual([]);
+  });
+
+  it('GIVEN the same page twice, image links, other hosts and CDN hosts THEN each page once and nothing else', () => {
+    expect(
+      brief(
+        [
+          'https://derpibooru.org/tags/safe',
+          'https://derpibooru.org/tags/safe',
+          'https://derpibooru.org/images/1',
+          'https://derpibooru.org.evil.test/tags/safe',
+          'https://derpicdn.net/tags/safe',
+          'https://derpibooru.org/tags/safe/edit',
+          'xhttps://derpibooru.org/tags/pony',
+        ].join(' '),
+      ),
+    ).toEqual([['tag', 'derpibooru', 'safe']]);
+  });
+
+  it('GIVEN a broken percent-escape THEN no link and no exception', () => {
+    expect(brief('https://derpibooru.org/tags/%E0%A4%A and https://derpibooru.org/search?q=%')).toEqual([
+      ['search', 'derpibooru', '%'],
+    ]);
+  });
+});
