@@ -9,9 +9,18 @@ import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image, Tag } from '../../src/philomena/schemas.js';
 import { quoteTag } from '../../src/philomena/tags.js';
-import { escapeInline, imageCard, tagCard, truncate, type ImageCard } from '../../src/render/index.js';
+import {
+  boardMarkdownToDiscord,
+  escapeInline,
+  imageCard,
+  tagCard,
+  truncate,
+  truncateMarkdown,
+  type ImageCard,
+} from '../../src/render/index.js';
+import { mayShow } from './safety.js';
 import { safeSearchQuery } from './safety.js';
-import { cardContext, filterContext } from './show-image.js';
+import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
 
 /**
@@ -97,4 +106,73 @@ export async function searchCard(
     imageId: first?.id,
     line,
   };
+}
+
+/** The longest excerpt of a comment or post a card shows. */
+const EXCERPT_MAX = 600;
+
+function excerpt(body: string | null, view: View): string {
+  if (body === null || body.trim() === '') return '*(no text)*';
+  return truncateMarkdown(boardMarkdownToDiscord(body, view.site), EXCERPT_MAX);
+}
+
+function when(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? '' : `<t:${Math.floor(ms / 1000)}:R>`;
+}
+
+/**
+ * A comment: its author, time and an excerpt, then the image it belongs to as a credited card. The rating
+ * rule covers the comment too: on an image that is not safe, outside an age-restricted channel, the
+ * excerpt is not shown (its words are about that image).
+ */
+export async function commentCards(
+  client: PhilomenaClient,
+  commentId: number,
+  view: View,
+  logger: Logger,
+): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
+  const comment = await client.comment(commentId);
+  const { card, fetched } = await showImage(client, comment.image_id, view, logger);
+  const shown = view.ageRestricted || mayShow(fetched.image, false);
+  const embed: APIEmbed = {
+    title: truncate(`Comment by ${comment.author} on image ${comment.image_id}`, 256),
+    url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
+    description: [
+      shown ? excerpt(comment.body, view) : '*(Not shown here: its image is not one this channel may show.)*',
+      when(comment.created_at),
+    ]
+      .filter((line) => line !== '')
+      .join('\n'),
+  };
+  return { embeds: [embed], image: card, imageId: fetched.image.id };
+}
+
+/** A forum topic (title, forum, author, posts, last reply), or one post of it (author, time, excerpt). */
+export async function topicCard(
+  client: PhilomenaClient,
+  link: { readonly forum: string; readonly topic: string; readonly postId: number | undefined },
+  view: View,
+): Promise<APIEmbed> {
+  const [forum, topic] = await Promise.all([client.forum(link.forum), client.topic(link.forum, link.topic)]);
+  const base = `${view.site.baseUrl}/forums/${encodeURIComponent(link.forum)}/topics/${encodeURIComponent(topic.slug)}`;
+  const title = truncate(`${topic.title ?? topic.slug} (${forum.name})`, 256);
+  if (link.postId !== undefined) {
+    const post = await client.topicPost(link.forum, link.topic, link.postId);
+    return {
+      title,
+      url: `${base}?post_id=${post.id}#post_${post.id}`,
+      description: [
+        `**${escapeInline(post.author ?? 'Anonymous')}** ${when(post.created_at)}`,
+        excerpt(post.body, view),
+      ].join('\n'),
+    };
+  }
+  const facts = [
+    `by **${escapeInline(topic.author ?? 'Anonymous')}**`,
+    `${topic.post_count.toLocaleString('en-US')} post${topic.post_count === 1 ? '' : 's'}`,
+    ...(topic.last_replied_to_at === null ? [] : [`last reply ${when(topic.last_replied_to_at)}`]),
+    ...(topic.locked ? ['locked'] : []),
+  ];
+  return { title, url: base, description: facts.join(' · ') };
 }

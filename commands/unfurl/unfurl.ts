@@ -20,7 +20,7 @@ import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
 import { fitEmbeds, MESSAGE_CONTENT_MAX, truncate, type Gate } from '../../src/render/index.js';
-import { searchCard, tagCardEmbed } from '../shared/page-cards.js';
+import { commentCards, searchCard, tagCardEmbed, topicCard } from '../shared/page-cards.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
 import { imageReferences, mergeLinks } from './references.js';
@@ -96,14 +96,18 @@ export type Target =
 
 /** `targets` in the order written, each once (images already deduplicated by their recogniser). */
 export function targetsOf(images: readonly ImageLink[], pages: readonly PageLink[]): Target[] {
+  // A comment link is an image link too: the comment's card (with its image) stands for it.
+  const comments = new Set(pages.filter((page) => page.kind === 'comment').map((page) => page.index));
   return [
-    ...images.map((link): Target => ({ kind: 'image', link })),
+    ...images.filter((link) => !comments.has(link.index)).map((link): Target => ({ kind: 'image', link })),
     ...pages.map((link): Target => ({ kind: 'page', link })),
   ].sort((a, b) => a.link.index - b.link.index);
 }
 
 interface TargetCard {
   readonly card?: UnfurlCard;
+  /** A second card that goes with the first (a comment's image). */
+  readonly extra?: UnfurlCard;
   readonly gate?: Gate;
   readonly line?: string;
 }
@@ -129,15 +133,32 @@ async function cardOf(
       gate: card.gate,
     };
   }
-  if (target.link.kind === 'tag') {
-    return { card: { embed: await tagCardEmbed(client, target.link.slug, here, logger) } };
+  const page = target.link;
+  switch (page.kind) {
+    case 'tag':
+      return { card: { embed: await tagCardEmbed(client, page.slug, here, logger) } };
+    case 'topic':
+      return { card: { embed: await topicCard(client, page, here) } };
+    case 'comment': {
+      const found = await commentCards(client, page.commentId, here, logger);
+      const reveal = found.image.revealable
+        ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
+        : undefined;
+      return {
+        card: { embed: found.embeds[0] ?? found.image.embed, reveal },
+        extra: { embed: found.image.embed },
+        gate: found.image.gate,
+      };
+    }
+    case 'search': {
+      const found = await searchCard(client, page.query, here, logger);
+      if (found.card === undefined || found.imageId === undefined) return { line: found.line };
+      const reveal = found.card.revealable
+        ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
+        : undefined;
+      return { card: { embed: found.card.embed, reveal }, gate: found.card.gate, line: found.line };
+    }
   }
-  const found = await searchCard(client, target.link.query, here, logger);
-  if (found.card === undefined || found.imageId === undefined) return { line: found.line };
-  const reveal = found.card.revealable
-    ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
-    : undefined;
-  return { card: { embed: found.card.embed, reveal }, gate: found.card.gate, line: found.line };
 }
 
 /**
@@ -164,8 +185,9 @@ export async function cardsForTargets(
       logger.info({ err: result.reason, site: targets[i]?.link.site.id }, `${what} failed`);
       continue;
     }
-    const { card, gate, line } = result.value;
+    const { card, extra, gate, line } = result.value;
     if (card !== undefined) cards.push(card);
+    if (extra !== undefined) cards.push(extra);
     if (gate !== undefined) gates.push(gate);
     if (line !== undefined) lines.push(line);
   }

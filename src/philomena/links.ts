@@ -131,8 +131,26 @@ export function createLinkRecogniser(sites: readonly Site[]): (text: string) => 
   };
 }
 
-/** A link to a board page that is not an image: a tag page, or a search. */
+/** A link to a board page that is not an image: a tag page, a search, a comment, a forum topic or post. */
 export type PageLink =
+  | {
+      readonly kind: 'comment';
+      readonly site: Site;
+      readonly imageId: number;
+      readonly commentId: number;
+      readonly url: string;
+      readonly index: number;
+    }
+  | {
+      readonly kind: 'topic';
+      readonly site: Site;
+      readonly forum: string;
+      readonly topic: string;
+      /** The post linked to (`?post_id=N` or `#post_N`), if any. */
+      readonly postId: number | undefined;
+      readonly url: string;
+      readonly index: number;
+    }
   | {
       readonly kind: 'tag';
       readonly site: Site;
@@ -151,6 +169,9 @@ export type PageLink =
     };
 
 const TAG_PAGE = /^\/tags\/([^/?#]{1,300})\/?(?:[?#]|$)/;
+const COMMENT = /^\/(?:images\/)?(\d{1,16})(?:\/comments\/(\d{1,16})|[^#]*#comment_(\d{1,16}))(?:[/?#]|$)/;
+const TOPIC = /^\/forums\/([a-z0-9_-]{1,64})\/topics\/([^/?#]{1,200})\/?(?:[?#]|$)/i;
+const POST_ID = /[?&]post_id=(\d{1,16})|#post_(\d{1,16})/;
 const SEARCH_PAGE = /^\/search\/?\?/;
 /** Longer queries are not a chat link anyone means: left alone. */
 const QUERY_MAX = 1_000;
@@ -163,9 +184,25 @@ function decoded(text: string): string | undefined {
   }
 }
 
+function pageKey(link: PageLink): string {
+  switch (link.kind) {
+    case 'tag':
+      return link.slug;
+    case 'search':
+      return link.query;
+    case 'comment':
+      return String(link.commentId);
+    case 'topic':
+      return `${link.forum}/${link.topic}#${link.postId ?? ''}`;
+  }
+}
+
 /**
- * Recognises links to tag pages (`/tags/<slug>`) and searches (`/search?q=...`) of the sites, in order,
- * each once; image links are `createLinkRecogniser`'s. Only the site hosts count (not CDN hosts).
+ * Recognises links to tag pages (`/tags/<slug>`), searches (`/search?q=...`), comments
+ * (`/images/N#comment_M`, `/images/N/comments/M`) and forum topics and posts
+ * (`/forums/F/topics/T[?post_id=N]`) of the sites, in order, each once. Image links are
+ * `createLinkRecogniser`'s (a comment link is one too: the unfurler keeps the comment). Only the site hosts
+ * count (not CDN hosts).
  */
 export function createPageLinkRecogniser(sites: readonly Site[]): (text: string) => PageLink[] {
   const byHost = hostMap(sites);
@@ -176,8 +213,31 @@ export function createPageLinkRecogniser(sites: readonly Site[]): (text: string)
     scan(text, byHost, (entry, path, url, index) => {
       if (!entry.pages) return false;
       const tag = TAG_PAGE.exec(path);
+      const comment = COMMENT.exec(path);
+      const topic = TOPIC.exec(path);
       let link: PageLink | undefined;
-      if (tag) {
+      if (comment) {
+        const imageId = Number(comment[1]);
+        const commentId = Number(comment[2] ?? comment[3]);
+        if (Number.isSafeInteger(imageId) && Number.isSafeInteger(commentId)) {
+          link = { kind: 'comment', site: entry.site, imageId, commentId, url, index };
+        }
+      } else if (topic) {
+        const slug = decoded(topic[2] ?? '')?.trim();
+        const post = POST_ID.exec(path);
+        const postId = post === null ? undefined : Number(post[1] ?? post[2]);
+        if (slug) {
+          link = {
+            kind: 'topic',
+            site: entry.site,
+            forum: (topic[1] ?? '').toLowerCase(),
+            topic: slug,
+            postId: postId !== undefined && Number.isSafeInteger(postId) ? postId : undefined,
+            url,
+            index,
+          };
+        }
+      } else if (tag) {
         const slug = decoded(tag[1] ?? '')?.trim();
         if (slug) link = { kind: 'tag', site: entry.site, slug, url, index };
       } else if (SEARCH_PAGE.test(path)) {
@@ -186,7 +246,7 @@ export function createPageLinkRecogniser(sites: readonly Site[]): (text: string)
         if (q && q.length <= QUERY_MAX) link = { kind: 'search', site: entry.site, query: q, url, index };
       }
       if (link === undefined) return false;
-      const key = `${entry.site.id}\n${link.kind}\n${link.kind === 'tag' ? link.slug : link.query}`;
+      const key = `${entry.site.id}\n${link.kind}\n${pageKey(link)}`;
       if (!seen.has(key)) {
         seen.add(key);
         links.push(link);

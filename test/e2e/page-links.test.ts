@@ -4,7 +4,7 @@
  * channels a search shows only safe images and a tag card only its safe example).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TAG_SLUGS } from '../fakes/philomena/index.js';
+import { COMMENT_IDS, FORUM, IDS, POST_IDS, TAG_SLUGS } from '../fakes/philomena/index.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -48,5 +48,42 @@ describe('tag and search links', () => {
       .finalReply();
     expect(reply.embeds).toHaveLength(1);
     expect(String(reply.embeds[0]?.['url'])).toContain('/tags/');
+  });
+
+  it('GIVEN a link to a comment on a safe image THEN the comment (author, excerpt) and the image’s credited card', async () => {
+    const reply = await replyTo(`${h.booru.url}/images/${IDS.safe}#comment_${COMMENT_IDS.onSafe}`);
+    expect(reply?.embeds).toHaveLength(2);
+    expect(String(reply?.embeds[0]?.['title'])).toMatch(/^Comment by .* on image \d+$/);
+    expect(String(reply?.embeds[0]?.['description'])).toContain('Lovely picture!');
+    expect(String(reply?.embeds[1]?.['url'])).toContain(`/images/${IDS.safe}`);
+  });
+
+  it('GIVEN a link to a comment on a suggestive image THEN no excerpt in a plain channel, the excerpt in an age-restricted one', async () => {
+    const link = `${h.booru.url}/images/${IDS.suggestive}#comment_${COMMENT_IDS.onSuggestive}`;
+    const plain = await replyTo(link);
+    expect(String(plain?.embeds[0]?.['description'])).toContain('Not shown here');
+    expect(JSON.stringify(plain?.embeds)).not.toContain('Spicy one');
+    const adult = await replyTo(link, 'ageRestricted');
+    expect(String(adult?.embeds[0]?.['description'])).toContain('Spicy one');
+  });
+
+  it('GIVEN a link to a comment of a deleted image THEN no card (the board no longer shows it)', async () => {
+    const posted = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `${h.booru.url}/images/${IDS.deleted}#comment_${COMMENT_IDS.onDeleted}`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(JSON.stringify(posted.replies())).not.toContain('This one will be gone.');
+  });
+
+  it('GIVEN links to a forum topic and to a post THEN their cards: the topic’s facts, the post’s author and excerpt', async () => {
+    const topic = await replyTo(`${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}`);
+    expect(String(topic?.embeds[0]?.['url'])).toContain(`/forums/${FORUM.dis}/topics/`);
+    expect(String(topic?.embeds[0]?.['description'])).toMatch(/posts/);
+    const post = await replyTo(
+      `${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}?post_id=${POST_IDS.botFirst}#post_${POST_IDS.botFirst}`,
+    );
+    expect(String(post?.embeds[0]?.['url'])).toContain(`post_id=${POST_IDS.botFirst}`);
+    expect(post?.allowedMentions).toMatchObject({ parse: [] });
   });
 });

@@ -9,7 +9,18 @@ import { KNOWN_SITES } from '../../src/philomena/sites.js';
 
 const recognise = createPageLinkRecogniser(KNOWN_SITES);
 const brief = (text: string) =>
-  recognise(text).map((link) => [link.kind, link.site.id, link.kind === 'tag' ? link.slug : link.query]);
+  recognise(text).map((link) => {
+    switch (link.kind) {
+      case 'tag':
+        return [link.kind, link.site.id, link.slug];
+      case 'search':
+        return [link.kind, link.site.id, link.query];
+      case 'comment':
+        return [link.kind, link.site.id, `${link.imageId}#${link.commentId}`];
+      case 'topic':
+        return [link.kind, link.site.id, `${link.forum}/${link.topic}#${link.postId ?? ''}`];
+    }
+  });
 
 describe('page links', () => {
   it('GIVEN tag pages THEN their slugs, decoded (`+` is a space in a slug)', () => {
@@ -50,6 +61,29 @@ describe('page links', () => {
   it('GIVEN a broken percent-escape THEN no link and no exception', () => {
     expect(brief('https://derpibooru.org/tags/%E0%A4%A and https://derpibooru.org/search?q=%')).toEqual([
       ['search', 'derpibooru', '%'],
+    ]);
+  });
+
+  it('GIVEN comment links in both forms THEN the image and the comment', () => {
+    expect(
+      brief(
+        'https://derpibooru.org/images/5#comment_9 https://derpibooru.org/images/6/comments/10 https://derpibooru.org/7#comment_11',
+      ),
+    ).toEqual([
+      ['comment', 'derpibooru', '5#9'],
+      ['comment', 'derpibooru', '6#10'],
+      ['comment', 'derpibooru', '7#11'],
+    ]);
+  });
+
+  it('GIVEN forum topics and posts THEN forum, topic and post', () => {
+    expect(
+      brief(
+        'https://derpibooru.org/forums/art/topics/artists-group-chat https://derpibooru.org/forums/dis/topics/bot-testing?post_id=3000001#post_3000001',
+      ),
+    ).toEqual([
+      ['topic', 'derpibooru', 'art/artists-group-chat#'],
+      ['topic', 'derpibooru', 'dis/bot-testing#3000001'],
     ]);
   });
 });

@@ -289,6 +289,8 @@ export const COMMENT_IDS = {
   moderated: 5004,
   anonymous: 5005,
   edited: 5006,
+  /** On a suggestive image: its words are not for a plain channel (comment links there hide them). */
+  onSuggestive: 5007,
 } as const;
 
 export const FORUM = {
@@ -1279,6 +1281,7 @@ function buildComments(images: Map<number, ImageRecord>): CommentRecord[] {
       userId: null,
       avatar: anonAvatar,
     }),
+    make(COMMENT_IDS.onSuggestive, IDS.suggestive, 'Spicy one, this.', '2023-04-07T10:00:00Z'),
     make(COMMENT_IDS.edited, IDS.littlepip, 'Edited: fixed a typo', '2023-04-06T10:00:00Z', {
       updatedAt: '2023-04-06T11:00:00Z',
       editedAt: '2023-04-06T11:00:00Z',
