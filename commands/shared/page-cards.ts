@@ -13,6 +13,7 @@ import {
   boardMarkdownToDiscord,
   escapeInline,
   imageCard,
+  neutraliseMentions,
   tagCard,
   truncate,
   truncateMarkdown,
@@ -136,7 +137,7 @@ export async function commentCards(
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
   const shown = view.ageRestricted || mayShow(fetched.image, false);
   const embed: APIEmbed = {
-    title: truncate(`Comment by ${comment.author} on image ${comment.image_id}`, 256),
+    title: truncate(`Comment by ${neutraliseMentions(comment.author)} on image ${comment.image_id}`, 256),
     url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
     description: [
       shown ? excerpt(comment.body, view) : '*(Not shown here: its image is not one this channel may show.)*',
@@ -156,20 +157,20 @@ export async function topicCard(
 ): Promise<APIEmbed> {
   const [forum, topic] = await Promise.all([client.forum(link.forum), client.topic(link.forum, link.topic)]);
   const base = `${view.site.baseUrl}/forums/${encodeURIComponent(link.forum)}/topics/${encodeURIComponent(topic.slug)}`;
-  const title = truncate(`${topic.title ?? topic.slug} (${forum.name})`, 256);
+  const title = truncate(neutraliseMentions(`${topic.title ?? topic.slug} (${forum.name})`), 256);
   if (link.postId !== undefined) {
     const post = await client.topicPost(link.forum, link.topic, link.postId);
     return {
       title,
       url: `${base}?post_id=${post.id}#post_${post.id}`,
       description: [
-        `**${escapeInline(post.author ?? 'Anonymous')}** ${when(post.created_at)}`,
+        `**${neutraliseMentions(escapeInline(post.author ?? 'Anonymous'))}** ${when(post.created_at)}`,
         excerpt(post.body, view),
       ].join('\n'),
     };
   }
   const facts = [
-    `by **${escapeInline(topic.author ?? 'Anonymous')}**`,
+    `by **${neutraliseMentions(escapeInline(topic.author ?? 'Anonymous'))}**`,
     `${topic.post_count.toLocaleString('en-US')} post${topic.post_count === 1 ? '' : 's'}`,
     ...(topic.last_replied_to_at === null ? [] : [`last reply ${when(topic.last_replied_to_at)}`]),
     ...(topic.locked ? ['locked'] : []),

@@ -86,4 +86,19 @@ describe('tag and search links', () => {
     expect(String(post?.embeds[0]?.['url'])).toContain(`post_id=${POST_IDS.botFirst}`);
     expect(post?.allowedMentions).toMatchObject({ parse: [] });
   });
+
+  it('GIVEN a hostile comment and a hostile post THEN their cards ping nobody and stay within Discord’s limits', async () => {
+    const before = h.discord.mentionRisks.length;
+    const comment = await replyTo(`${h.booru.url}/images/${IDS.safe}#comment_${COMMENT_IDS.hostile}`);
+    const post = await replyTo(
+      `${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}?post_id=${POST_IDS.hostile}`,
+    );
+    for (const reply of [comment, post]) {
+      expect(reply?.embeds.length).toBeGreaterThan(0);
+      // Every @everyone and @here the board text held is broken with a zero-width space.
+      expect(JSON.stringify(reply?.embeds)).not.toMatch(/@(?:everyone|here)(?!\u200b)/);
+    }
+    expect(h.discord.mentionRisks.slice(before)).toEqual([]);
+    expect(h.discord.violations).toEqual([]);
+  });
 });

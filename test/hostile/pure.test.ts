@@ -14,7 +14,8 @@ import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdo
 import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { tagPrefixQuery } from '../../commands/shared/tag-suggestions.js';
 import { maskSuppressedText, extractUnfurlLinks } from '../../commands/unfurl/unfurl.js';
-import { createLinkRecogniser } from '../../src/philomena/links.js';
+import { createLinkRecogniser, createPageLinkRecogniser } from '../../src/philomena/links.js';
+import { imageReferences } from '../../commands/unfurl/references.js';
 import { KNOWN_SITES, resolveSite, type Site } from '../../src/philomena/sites.js';
 import { quoteTag, tagNameOfSlug, tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { parseQuery, QueryError } from '../fakes/philomena/index.js';
@@ -299,4 +300,79 @@ describe('boardMarkdownToDiscord over worst-case shapes (review H2)', () => {
       expect(createLinkRecogniser(KNOWN_SITES)(make(2_000))).toEqual([]);
     },
   );
+});
+
+describe('createPageLinkRecogniser and >>123 references', () => {
+  const sites: readonly Site[] = [...KNOWN_SITES, resolveSite('http://booru.test:4567')];
+  const recognisePages = createPageLinkRecogniser(sites);
+  const pageHosts = new Set(sites.flatMap((site) => site.hosts));
+  /** encodeURIComponent, for text that may hold lone surrogates (which it refuses). */
+  const encode = (text: string): string => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, '?'));
+  const pagePath = fc.oneof(
+    hostileText(2).map((slug) => `/tags/${encode(slug)}`),
+    hostileText(3).map((q) => `/search?q=${encode(q)}&sf=score`),
+    fc
+      .tuple(fc.nat({ max: 10_000_000 }), fc.nat({ max: 10_000_000 }))
+      .map(([i, c]) => `/images/${i}#comment_${c}`),
+    fc
+      .tuple(fc.constantFrom('art', 'dis', 'meta'), hostileText(2), fc.option(fc.nat({ max: 10_000_000 })))
+      .map(([f, t, p]) => `/forums/${f}/topics/${encode(t)}${p === null ? '' : `?post_id=${p}`}`),
+    fc.constantFrom('/tags/%E0%A4%A', '/search?q=%', '/tags/', '/forums//topics/x', '/images/1#comment_'),
+  );
+  const link = fc.oneof(
+    fc.tuple(fc.constantFrom(...pageHosts), pagePath).map(([host, p]) => `https://${host}${p}`),
+    fc
+      .constantFrom(...pageHosts)
+      .chain((host) => fc.tuple(lookAlikeAuthority(host), pagePath))
+      .map(([authority, p]) => `https://${authority}${p}`),
+  );
+
+  it('GIVEN hostile text around real and look-alike page links THEN no exception, and every page found is on its site’s own host, bounded', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(hostileText(3), link, fc.constantFrom(...NASTY_PIECES)), { maxLength: 10 }),
+        (parts) => {
+          const text = parts.join(' ');
+          for (const page of recognisePages(text)) {
+            expect(text.startsWith(page.url, page.index)).toBe(true);
+            const url = new URL(page.url);
+            expect(url.username + url.password).toBe('');
+            expect(page.site.hosts).toContain(url.host);
+            if (page.kind === 'search') expect(page.query.length).toBeLessThanOrEqual(1_000);
+            if (page.kind === 'tag') expect(page.slug.length).toBeGreaterThan(0);
+            if (page.kind === 'comment') expect(Number.isSafeInteger(page.commentId)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('GIVEN hostile text THEN every reference found is `>>` and digits standing alone, with a safe id', () => {
+    const site = KNOWN_SITES[0];
+    if (site === undefined) throw new Error('no known site');
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            hostileText(3),
+            fc.constantFrom('>>1', '>>>2', 'a>>3', '>>4t', '>>99999999999999999', '> >>5'),
+          ),
+          {
+            maxLength: 10,
+          },
+        ),
+        (parts) => {
+          const text = parts.join('');
+          for (const ref of imageReferences(text, site)) {
+            expect(text.startsWith(ref.url, ref.index)).toBe(true);
+            expect(ref.url).toMatch(/^>>\d{1,12}[tsp]?$/);
+            expect(Number.isSafeInteger(ref.imageId)).toBe(true);
+            expect(text.charAt(ref.index - 1)).not.toBe('>');
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
 });
