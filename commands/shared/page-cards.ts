@@ -8,7 +8,8 @@ import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image, Tag } from '../../src/philomena/schemas.js';
-import { quoteTag } from '../../src/philomena/tags.js';
+import { quoteTag, tagNameOfSlug } from '../../src/philomena/tags.js';
+import { NotFoundError } from '../../src/philomena/errors.js';
 import {
   boardMarkdownToDiscord,
   escapeInline,
@@ -176,4 +177,76 @@ export async function topicCard(
     ...(topic.locked ? ['locked'] : []),
   ];
   return { title, url: base, description: facts.join(' · ') };
+}
+
+/**
+ * A gallery: title, creator, image count (as this view's filter sees it), and its cover image as a
+ * credited card under the rating rule. Its description shows only where the cover may be shown (the
+ * words are about those images), and its spoiler warning always.
+ */
+export async function galleryCards(
+  client: PhilomenaClient,
+  galleryId: number,
+  view: View,
+  logger: Logger,
+): Promise<{ readonly embed: APIEmbed; readonly cover: { card: ImageCard; imageId: number } | undefined }> {
+  const found = await client.searchGalleries({ q: `id:${galleryId}`, perPage: 1 });
+  const gallery = found.items.find((g) => g.id === galleryId);
+  if (gallery === undefined) throw new NotFoundError(`gallery ${galleryId}`, { site: view.site.id });
+  const [count, cover] = await Promise.all([
+    client
+      .searchImages({
+        q: safeSearchQuery(`gallery_id:${galleryId}`, view.ageRestricted),
+        perPage: 1,
+        ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+      })
+      .then((page) => page.total)
+      .catch(() => undefined),
+    gallery.thumbnail_id === null
+      ? Promise.resolve(undefined)
+      : showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined),
+  ]);
+  const coverShown = cover !== undefined && (view.ageRestricted || mayShow(cover.fetched.image, false));
+  const lines = [
+    `by **${neutraliseMentions(escapeInline(gallery.creator ?? 'someone'))}**${count === undefined ? '' : ` · ${count.toLocaleString('en-US')} image${count === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`}`,
+    ...(gallery.spoiler_warning.trim() === ''
+      ? []
+      : [`Spoiler warning: ${excerpt(gallery.spoiler_warning, view)}`]),
+    ...(gallery.description.trim() === ''
+      ? []
+      : [coverShown ? excerpt(gallery.description, view) : '*(Description not shown here.)*']),
+  ];
+  return {
+    embed: {
+      title: truncate(neutraliseMentions(gallery.title), 256),
+      url: `${view.site.baseUrl}/galleries/${gallery.id}`,
+      description: truncateMarkdown(lines.join('\n'), 2_000),
+    },
+    cover: cover === undefined ? undefined : { card: cover.card, imageId: cover.fetched.image.id },
+  };
+}
+
+/**
+ * A profile link. The board's API reads a profile by its numeric id only, and a profile page's link
+ * carries the name, so the card holds what the name alone gives: the name, the link, and the uploads a
+ * search by uploader finds (as this view's filter and the rating rule see them).
+ */
+export async function profileCard(client: PhilomenaClient, slug: string, view: View): Promise<APIEmbed> {
+  const name = tagNameOfSlug(slug);
+  const uploads = await client
+    .searchImages({
+      q: safeSearchQuery(`uploader:${quoteTag(name)}`, view.ageRestricted),
+      perPage: 1,
+      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+    })
+    .then((page) => page.total)
+    .catch(() => undefined);
+  return {
+    title: truncate(neutraliseMentions(name), 256),
+    url: `${view.site.baseUrl}/profiles/${encodeURIComponent(slug).replace(/%20/g, '+')}`,
+    description:
+      uploads === undefined
+        ? `A profile on ${escapeInline(view.site.name)}.`
+        : `A profile on ${escapeInline(view.site.name)} · ${uploads.toLocaleString('en-US')} upload${uploads === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`,
+  };
 }

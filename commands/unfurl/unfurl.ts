@@ -20,7 +20,14 @@ import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
 import { fitEmbeds, MESSAGE_CONTENT_MAX, truncate, type Gate } from '../../src/render/index.js';
-import { commentCards, searchCard, tagCardEmbed, topicCard } from '../shared/page-cards.js';
+import {
+  commentCards,
+  galleryCards,
+  profileCard,
+  searchCard,
+  tagCardEmbed,
+  topicCard,
+} from '../shared/page-cards.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
 import { imageReferences, mergeLinks } from './references.js';
@@ -139,6 +146,20 @@ async function cardOf(
       return { card: { embed: await tagCardEmbed(client, page.slug, here, logger) } };
     case 'topic':
       return { card: { embed: await topicCard(client, page, here) } };
+    case 'profile':
+      return { card: { embed: await profileCard(client, page.slug, here) } };
+    case 'gallery': {
+      const found = await galleryCards(client, page.galleryId, here, logger);
+      const cover = found.cover;
+      const reveal =
+        cover !== undefined && cover.card.revealable
+          ? revealButton(link.site, cover.imageId, many ? `Reveal ${cover.imageId}` : 'Reveal')
+          : undefined;
+      return {
+        card: { embed: found.embed, reveal },
+        ...(cover === undefined ? {} : { extra: { embed: cover.card.embed }, gate: cover.card.gate }),
+      };
+    }
     case 'comment': {
       const found = await commentCards(client, page.commentId, here, logger);
       const reveal = found.image.revealable

@@ -131,8 +131,26 @@ export function createLinkRecogniser(sites: readonly Site[]): (text: string) => 
   };
 }
 
-/** A link to a board page that is not an image: a tag page, a search, a comment, a forum topic or post. */
+/**
+ * A link to a board page that is not an image: a tag page, a search, a comment, a forum topic or post, a
+ * gallery, a profile.
+ */
 export type PageLink =
+  | {
+      readonly kind: 'gallery';
+      readonly site: Site;
+      readonly galleryId: number;
+      readonly url: string;
+      readonly index: number;
+    }
+  | {
+      readonly kind: 'profile';
+      readonly site: Site;
+      /** The profile's slug as the URL has it, decoded. */
+      readonly slug: string;
+      readonly url: string;
+      readonly index: number;
+    }
   | {
       readonly kind: 'comment';
       readonly site: Site;
@@ -170,6 +188,8 @@ export type PageLink =
 
 const TAG_PAGE = /^\/tags\/([^/?#]{1,300})\/?(?:[?#]|$)/;
 const COMMENT = /^\/(?:images\/)?(\d{1,16})(?:\/comments\/(\d{1,16})|[^#]*#comment_(\d{1,16}))(?:[/?#]|$)/;
+const GALLERY = /^\/galleries\/(\d{1,16})\/?(?:[?#]|$)/;
+const PROFILE = /^\/profiles\/([^/?#]{1,100})\/?(?:[?#]|$)/;
 const TOPIC = /^\/forums\/([a-z0-9_-]{1,64})\/topics\/([^/?#]{1,200})\/?(?:[?#]|$)/i;
 const POST_ID = /[?&]post_id=(\d{1,16})|#post_(\d{1,16})/;
 const SEARCH_PAGE = /^\/search\/?\?/;
@@ -194,13 +214,18 @@ function pageKey(link: PageLink): string {
       return String(link.commentId);
     case 'topic':
       return `${link.forum}/${link.topic}#${link.postId ?? ''}`;
+    case 'gallery':
+      return String(link.galleryId);
+    case 'profile':
+      return link.slug;
   }
 }
 
 /**
  * Recognises links to tag pages (`/tags/<slug>`), searches (`/search?q=...`), comments
  * (`/images/N#comment_M`, `/images/N/comments/M`) and forum topics and posts
- * (`/forums/F/topics/T[?post_id=N]`) of the sites, in order, each once. Image links are
+ * (`/forums/F/topics/T[?post_id=N]`), galleries (`/galleries/N`) and profiles (`/profiles/<slug>`) of the
+ * sites, in order, each once. Image links are
  * `createLinkRecogniser`'s (a comment link is one too: the unfurler keeps the comment). Only the site hosts
  * count (not CDN hosts).
  */
@@ -215,8 +240,17 @@ export function createPageLinkRecogniser(sites: readonly Site[]): (text: string)
       const tag = TAG_PAGE.exec(path);
       const comment = COMMENT.exec(path);
       const topic = TOPIC.exec(path);
+      const gallery = GALLERY.exec(path);
+      const profile = PROFILE.exec(path);
       let link: PageLink | undefined;
-      if (comment) {
+      if (gallery) {
+        const galleryId = Number(gallery[1]);
+        if (Number.isSafeInteger(galleryId))
+          link = { kind: 'gallery', site: entry.site, galleryId, url, index };
+      } else if (profile) {
+        const slug = decoded(profile[1] ?? '')?.trim();
+        if (slug) link = { kind: 'profile', site: entry.site, slug, url, index };
+      } else if (comment) {
         const imageId = Number(comment[1]);
         const commentId = Number(comment[2] ?? comment[3]);
         if (Number.isSafeInteger(imageId) && Number.isSafeInteger(commentId)) {

@@ -4,7 +4,7 @@
  * channels a search shows only safe images and a tag card only its safe example).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_IDS, FORUM, IDS, POST_IDS, TAG_SLUGS } from '../fakes/philomena/index.js';
+import { COMMENT_IDS, FORUM, GALLERY_IDS, IDS, POST_IDS, TAG_SLUGS } from '../fakes/philomena/index.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -100,5 +100,19 @@ describe('tag and search links', () => {
     }
     expect(h.discord.mentionRisks.slice(before)).toEqual([]);
     expect(h.discord.violations).toEqual([]);
+  });
+
+  it('GIVEN a link to a gallery THEN its card (title, creator, image count) and its cover as a credited card under the rating rule', async () => {
+    const reply = await replyTo(`${h.booru.url}/galleries/${GALLERY_IDS.fixtureFirst}`);
+    expect(String(reply?.embeds[0]?.['url'])).toContain(`/galleries/${GALLERY_IDS.fixtureFirst}`);
+    expect(String(reply?.embeds[0]?.['description'])).toMatch(/^by \*\*.+\*\*/);
+    expect(reply?.embeds.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('GIVEN a link to a profile THEN a card with the name, the link and the uploads a search finds', async () => {
+    const reply = await replyTo(`${h.booru.url}/profiles/Uploader+Pony`);
+    expect(reply?.embeds[0]?.['title']).toBe('Uploader Pony');
+    expect(String(reply?.embeds[0]?.['url'])).toMatch(/\/profiles\/Uploader\+Pony$/);
+    expect(String(reply?.embeds[0]?.['description'])).toMatch(/[\d,]+ uploads? rated safe/);
   });
 });

@@ -19,6 +19,10 @@ const brief = (text: string) =>
         return [link.kind, link.site.id, `${link.imageId}#${link.commentId}`];
       case 'topic':
         return [link.kind, link.site.id, `${link.forum}/${link.topic}#${link.postId ?? ''}`];
+      case 'gallery':
+        return [link.kind, link.site.id, String(link.galleryId)];
+      case 'profile':
+        return [link.kind, link.site.id, link.slug];
     }
   });
 
@@ -85,5 +89,14 @@ describe('page links', () => {
       ['topic', 'derpibooru', 'art/artists-group-chat#'],
       ['topic', 'derpibooru', 'dis/bot-testing#3000001'],
     ]);
+  });
+
+  it('GIVEN galleries and profiles THEN their id and slug', () => {
+    expect(brief('https://derpibooru.org/galleries/25220 https://derpibooru.org/profiles/Some+Pony')).toEqual(
+      [
+        ['gallery', 'derpibooru', '25220'],
+        ['profile', 'derpibooru', 'Some Pony'],
+      ],
+    );
   });
 });
