@@ -19,6 +19,7 @@ import { loadConfig, type RateLimit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createClientRegistry } from '../src/philomena/registry.js';
 import { closeStore, createStore } from '../src/store.js';
+import { mostInAnySpan } from '../test/support/arrivals.js';
 
 export interface BotProcessInput {
   readonly discordApiUrl: string;
@@ -70,16 +71,6 @@ const LEVEL_NAMES: Record<number, string> = {
 };
 const MAX_DISTINCT_MESSAGES = 50;
 const BUDGET_WINDOW_MS = 5000;
-
-function maxInWindow(times: readonly number[], windowMs: number): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end += 1) {
-    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
 
 function reply(message: BotProcessReply): void {
   process.send?.(message);
@@ -210,7 +201,7 @@ async function main(): Promise<void> {
           logMessages,
           budgetQueued,
           boardRequests: boardStarts.length,
-          boardMaxIn5s: maxInWindow(boardStarts, BUDGET_WINDOW_MS),
+          boardMaxIn5s: mostInAnySpan(boardStarts, BUDGET_WINDOW_MS),
         });
       } else {
         await bot.stop().catch(() => undefined);

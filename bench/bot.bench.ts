@@ -23,7 +23,7 @@
  * Everything listens on and connects to 127.0.0.1 only; every loop is bounded in count and time
  * (about 2 minutes in all on a 2-core machine).
  */
-import { IDS, FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
+import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import {
   startFakeDiscord,
   type FakeDiscord,
@@ -35,6 +35,8 @@ import { startBotChild, type BotChild } from './bot-child.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createSeededRandom } from '../test/support/random.js';
+import { MISSING_IDS, imagePool, shuffled, zipf } from './workload.js';
+import { mostInAnySpan } from '../test/support/arrivals.js';
 
 const BOARD_LATENCY_MS = 50;
 const INTERACTIONS = 1000;
@@ -52,48 +54,6 @@ const SETTLE_MS = 30_000;
 const QUIET_MS = 3000;
 
 // ---------------------------------------------------------------------------------------------- helpers
-
-/** Picks items with probability proportional to 1 / rank^s: a few hot ones, a long tail. */
-function zipf<T>(items: readonly T[], s: number, random: () => number): () => T {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let rank = 1; rank <= items.length; rank += 1) {
-    total += 1 / rank ** s;
-    cumulative.push(total);
-  }
-  return () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cumulative[mid] ?? 0) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return items[lo] as T;
-  };
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-/** Ids the local Philomena answers with 404 (two it never had, one awaiting approval). */
-const MISSING_IDS: ReadonlySet<number> = new Set([9_999_001, 9_999_002, IDS.unapproved]);
-
-/** Every image id of the local Philomena worth asking for, plus a few it does not have. */
-function imagePool(): number[] {
-  const ids: number[] = [];
-  for (let id = IDS.safe; id <= IDS.unapproved; id += 1) ids.push(id);
-  for (let id = IDS.fillerFirst; id <= IDS.fillerLast; id += 1) ids.push(id);
-  ids.push(IDS.fixtureFirst, IDS.fixtureSecond, IDS.fixture2020, 9_999_001, 9_999_002);
-  return ids;
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -114,14 +74,14 @@ function boardFigures(
     const key = r.path.replace(/^\/api\/v1\/json/, '').replace(/^\/(images|tags)\/[^/]+$/, '/$1/:id');
     byPath.set(key, (byPath.get(key) ?? 0) + 1);
   }
-  const times = sorted(api.map((r) => r.at));
-  let maxInWindow = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end += 1) {
-    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
-    maxInWindow = Math.max(maxInWindow, end - start + 1);
-  }
-  return { calls: api.length, byPath, maxInWindow };
+  return {
+    calls: api.length,
+    byPath,
+    maxInWindow: mostInAnySpan(
+      api.map((r) => r.at),
+      windowMs,
+    ),
+  };
 }
 
 /** The commonest warning or error line, to say what the counts are about. */

@@ -58,6 +58,8 @@ import { startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/
 import { startBotProcess, type BotProcess } from '../test/lifecycle/bot-process.js';
 import { createSeededRandom } from '../test/support/random.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
+import { zipf } from './workload.js';
+import { mostInAnySpan as maxInWindow } from '../test/support/arrivals.js';
 
 const GROUP = 'feeds';
 const SERVERS = 500;
@@ -93,44 +95,11 @@ const STOP_MS = 5_000;
 
 // ---------------------------------------------------------------------------------------------- helpers
 
-/** Picks items with probability proportional to 1 / rank^s (as bench/bot.bench.ts, which does not export it). */
-function zipf<T>(items: readonly T[], s: number, random: () => number): () => T {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let rank = 1; rank <= items.length; rank += 1) {
-    total += 1 / rank ** s;
-    cumulative.push(total);
-  }
-  return () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cumulative[mid] ?? 0) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return items[lo] as T;
-  };
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (n: number): string => n.toLocaleString('en-US');
 const msText = (n: number): string =>
   Number.isNaN(n) ? 'n/a' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${count(Math.round(n))} ms`;
 const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
-
-/** The most of `at` (ms) that fall in any `windowMs` span (sliding). */
-function maxInWindow(at: readonly number[], windowMs: number): number {
-  const times = sorted(at);
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end += 1) {
-    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
 
 const isApi = (p: string): boolean => p.startsWith('/api/');
 const isSearch = (p: string): boolean => p.startsWith('/api/v1/json/search');

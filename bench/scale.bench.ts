@@ -32,11 +32,13 @@
  * Everything listens on and connects to 127.0.0.1 only; every wait is bounded (about 50 s in all on a 2-core machine).
  */
 import { startFakeDiscord, type FakeDiscord, type InteractionHandle } from '../test/fakes/discord/index.js';
-import { IDS, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
+import { startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import { startBotProcess, type BotProcess } from '../test/lifecycle/bot-process.js';
 import { createSeededRandom } from '../test/support/random.js';
 import { startRedis, type TestRedis } from '../test/support/redis.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
+import { imagePool, shuffled, zipf } from './workload.js';
+import { mostInAnySpan as maxInWindow } from '../test/support/arrivals.js';
 
 const GROUP = 'scale';
 const SHARDS = 2;
@@ -57,63 +59,11 @@ const SETTLE_MS = 30_000;
 const STOP_MS = 5_000;
 
 // ---------------------------------------------------------------------------------------------- helpers
-// (zipf, shuffled and imagePool as in bench/bot.bench.ts, which does not export them)
-
-/** Picks items with probability proportional to 1 / rank^s: a few hot ones, a long tail. */
-function zipf<T>(items: readonly T[], s: number, random: () => number): () => T {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let rank = 1; rank <= items.length; rank += 1) {
-    total += 1 / rank ** s;
-    cumulative.push(total);
-  }
-  return () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cumulative[mid] ?? 0) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return items[lo] as T;
-  };
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-/** Every image id of the local Philomena worth asking for, plus a few it does not have. */
-function imagePool(): number[] {
-  const ids: number[] = [];
-  for (let id = IDS.safe; id <= IDS.unapproved; id += 1) ids.push(id);
-  for (let id = IDS.fillerFirst; id <= IDS.fillerLast; id += 1) ids.push(id);
-  ids.push(IDS.fixtureFirst, IDS.fixtureSecond, IDS.fixture2020, 9_999_001, 9_999_002);
-  return ids;
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (n: number): string => n.toLocaleString('en-US');
 const msText = (n: number): string => (Number.isNaN(n) ? 'n/a' : `${count(Math.round(n))} ms`);
 const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
-
-/** The most of `at` (ms) that fall in any `windowMs` span (sliding). */
-function maxInWindow(at: readonly number[], windowMs: number): number {
-  const times = sorted(at);
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end += 1) {
-    while ((times[end] ?? 0) - (times[start] ?? 0) >= windowMs) start += 1;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
 
 /** Board API calls in the request log, and the most that arrived in any `windowMs` span. */
 function boardFigures(booru: FakePhilomena, windowMs: number): { calls: number; maxInWindow: number } {

@@ -137,15 +137,14 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     nextPostAt = Math.max(at, nextPostAt) + 1000 / FEED_POSTS_PER_SECOND;
     if (wait > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
+        // The listener goes with the wait: one per post would pile up on the poller's long-lived signal.
+        const done = (): void => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, wait);
+        signal?.addEventListener('abort', done, { once: true });
       });
     }
   }

@@ -10,16 +10,7 @@ import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import { imageReferences, mergeLinks } from './references.js';
-import {
-  cardsForTargets,
-  contentOf,
-  extractUnfurlLinks,
-  linkText,
-  maskSuppressedText,
-  targetsOf,
-  unfurlReplyBody,
-} from './unfurl.js';
+import { cardsForTargets, contentOf, linkTargets, linkText, unfurlReplyBody } from './unfurl.js';
 
 /** The most cards one answer holds (Discord's 10 embeds per message). */
 export const SHOW_CARD_MAX = 10;
@@ -34,12 +25,8 @@ export const showCardCommand = {
     .toJSON(),
   async execute(interaction, context) {
     const message = interaction.targetMessage;
-    const text = linkText(message);
-    const written = extractUnfurlLinks(text, context.sites.recogniseLinks);
-    const images = context.view.imageReferences
-      ? mergeLinks(written, imageReferences(maskSuppressedText(text), context.view.site))
-      : written;
-    const links = targetsOf(images, context.sites.recognisePages(maskSuppressedText(text)));
+    const { view } = context;
+    const links = linkTargets(linkText(message), context.sites, view.imageReferences ? view.site : undefined);
     if (links.length === 0) {
       throw new UserFacingError('That message has no links to images, tags or searches on a board I know.');
     }

@@ -14,6 +14,7 @@ import type { RateLimit } from '../../src/config.js';
 import { SettingsUnavailableError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImageLink, PageLink } from '../../src/philomena/links.js';
+import type { Site } from '../../src/philomena/sites.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.js';
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
@@ -230,6 +231,26 @@ export function contentOf(lines: readonly string[], more: number): { content?: s
   return all.length === 0 ? {} : { content: truncate(all.join('\n'), MESSAGE_CONTENT_MAX) };
 }
 
+/**
+ * What `text` links to, with what was fenced off (code, `<...>`, spoilers) left alone: image links, board
+ * pages, and `>>123` references on `referenceSite` (none when it is undefined), in the order written.
+ */
+export function linkTargets(text: string, sites: SiteDirectory, referenceSite: Site | undefined): Target[] {
+  const hasUrl = text.includes('://');
+  const hasReference = referenceSite !== undefined && text.includes('>>');
+  if (!hasUrl && !hasReference) return [];
+  const masked = maskSuppressedText(text);
+  const images = hasUrl ? sites.recogniseLinks(masked) : [];
+  const references = hasReference ? imageReferences(masked, referenceSite) : [];
+  const pages = hasUrl ? sites.recognisePages(masked) : [];
+  return targetsOf(references.length === 0 ? images : mergeLinks(images, references), pages);
+}
+
+/** A `>>123` reference (its link text is the reference itself, not a URL). */
+function isReference(target: Target): boolean {
+  return target.kind === 'image' && target.link.url.startsWith('>>');
+}
+
 export interface UnfurlDeps {
   readonly sites: SiteDirectory;
   readonly registry: ClientRegistry;
@@ -287,14 +308,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
   async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const text = linkText(message);
-    const written = extractUnfurlLinks(text, deps.sites.recogniseLinks);
-    const pages = text.includes('://') ? deps.sites.recognisePages(maskSuppressedText(text)) : [];
-    // `>>123` needs the server's site (and its switch): the settings are read only when there is one.
-    const mayRefer = text.includes('>>');
-    if (written.length === 0 && pages.length === 0 && !mayRefer) return undefined;
-    let images = written;
+    // References are looked for on the default site first: the server's site and switch (a settings
+    // read) are needed only when the message has one.
+    let links = linkTargets(text, deps.sites, deps.sites.defaultSite);
     let referenceView: View | undefined;
-    if (mayRefer) {
+    if (links.some(isReference)) {
       try {
         referenceView = await resolveView(
           { guildId: message.guildId, channel: message.channel },
@@ -305,14 +323,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
           { err: error, messageId: message.id },
           "unfurl skipped: this server's settings could not be read",
         );
-        decided('skipped', written.length);
+        decided('skipped', links.length);
         return undefined;
       }
-      if (referenceView.imageReferences) {
-        images = mergeLinks(written, imageReferences(maskSuppressedText(text), referenceView.site));
-      }
+      links = linkTargets(text, deps.sites, referenceView.imageReferences ? referenceView.site : undefined);
     }
-    const links = targetsOf(images, pages);
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);

@@ -17,6 +17,7 @@ import { openStore } from '../../src/store.js';
 import { parseLogLines } from '../support/harness.js';
 import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve } from '../philomena/local-server.js';
+import { mostInAnySpan } from '../support/arrivals.js';
 
 const LIMIT = 4;
 const budgetBack = 'board request budget: Redis answers again, shared across processes once more';
@@ -44,18 +45,6 @@ async function board(): Promise<{ site: Site; arrivals: Arrival[] }> {
     }, 30);
   });
   return { site: resolveSite(served.url), arrivals };
-}
-
-/** The most arrivals in any half-open span of `spanMs` (every window checked, as the site's proxy counts). */
-function mostInAnySpan(times: readonly number[], spanMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < sorted.length; last += 1) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= spanMs) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
 }
 
 /**

@@ -22,6 +22,7 @@ import { startFakeDiscord, type FakeDiscord, type InteractionHandle } from '../f
 import { FILTER_IDS, IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 import { startBotProcess, type BotProcess } from '../lifecycle/bot-process.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
+import { mostInAnySpan } from '../support/arrivals.js';
 
 /** The board's budget, as the site counts it: 30 calls in any 5 s. */
 const BUDGET = 30;
@@ -67,18 +68,6 @@ const guild = (shard: number) => {
   if (found === undefined) throw new Error(`no server on shard ${shard}`);
   return found;
 };
-
-/** The most arrivals in any half-open span of `spanMs`, as the site's proxy counts them. */
-function mostInAnySpan(times: readonly number[], spanMs: number): number {
-  const sorted = [...times].sort((x, y) => x - y);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < sorted.length; last += 1) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= spanMs) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 const imageCalls = (from: number) => booru.requests.slice(from).filter((r) => r.path.includes('/images/'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRequestBudget } from '../../src/philomena/budget.js';
 import { createTransport } from '../../src/philomena/transport.js';
+import { mostInAnySpan } from '../support/arrivals.js';
 
 /**
  * The budget as the site sees it: a real undici pool with fewer connections than the budget has slots, so
@@ -47,18 +48,6 @@ async function startSite(delayMs: (n: number) => number, status: (n: number) => 
   };
   cleanups.push(site.close);
   return site;
-}
-
-/** The most arrivals in any half-open span of `spanMs`: what a proxy counting arrivals sees. */
-function mostInAnySpan(times: readonly number[], spanMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < sorted.length; last += 1) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= spanMs) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
 }
 
 describe('request budget against a real connection pool', () => {
