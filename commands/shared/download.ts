@@ -64,7 +64,16 @@ export function createDownloader(options: DownloaderOptions = {}): Download {
   return async function download(url, { maxBytes, signal }) {
     let target = readable(url);
     if (target === undefined) throw new UserFacingError(NOT_READABLE_TEXT);
-    const stop = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+    // A timer holding its controller, not AbortSignal.timeout: a timeout signal referenced only through
+    // AbortSignal.any may be garbage-collected before it fires (Node 20), and the download then never
+    // times out (seen under load in CI).
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException('The download timed out', 'TimeoutError')),
+      timeoutMs,
+    );
+    timer.unref();
+    const stop = AbortSignal.any([timeout.signal, ...(signal ? [signal] : [])]);
     let response: Response | undefined;
     for (let hop = 0; response === undefined; hop += 1) {
       let answer: Response;
