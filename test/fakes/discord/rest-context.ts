@@ -6,14 +6,14 @@
 import type { SeedChannel, World } from './payloads.js';
 import type { FakeState } from './state.js';
 import type { ViolationKind } from './types.js';
-import { errorTree, type Issue, type SchemaName } from './validate.js';
+import { errorTree, type EditedMessage, type Issue, type SchemaName } from './validate.js';
 
 // Message flags the fake reads or sets.
 export const SUPPRESS_EMBEDS = 1 << 2;
 export const EPHEMERAL = 1 << 6;
 export const LOADING = 1 << 7;
 export const SUPPRESS_NOTIFICATIONS = 1 << 12;
-export const IS_COMPONENTS_V2 = 1 << 15;
+export { IS_COMPONENTS_V2 } from './v2.js';
 
 export interface Reply {
   readonly status: number;
@@ -105,8 +105,11 @@ export interface RestContext {
    * it holds every bit there.
    */
   requirePermission(channelId: string, ...bits: bigint[]): void;
-  /** 400 50035 for a body off Discord's OpenAPI schema, then for one past the documented limits. */
-  validate(name: SchemaName, body: unknown, limitsOf: unknown, prefix?: (string | number)[]): void;
+  /**
+   * 400 50035 for a body off Discord's OpenAPI schema, then for one past the documented limits; `editing`:
+   * the message an edit changes (whether it is Components V2 decides how the body is read).
+   */
+  validate(name: SchemaName, body: unknown, limitsOf: unknown, editing?: EditedMessage): void;
   /** Records a message body whose allowed_mentions could ping someone. */
   recordMentions(req: RestRequest, route: string, body: unknown, messageId: string | undefined): void;
 }

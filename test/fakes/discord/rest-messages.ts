@@ -119,7 +119,9 @@ export function applyEdit(
     message.attachments = attachmentsFrom(rest, req, body, message.channelId, message.attachments);
   }
   if (typeof body['flags'] === 'number') {
-    message.flags = (message.flags & ~SUPPRESS_EMBEDS) | (body['flags'] & SUPPRESS_EMBEDS);
+    // SUPPRESS_EMBEDS goes both ways; IS_COMPONENTS_V2 can be set by an edit, never taken off.
+    message.flags =
+      (message.flags & ~SUPPRESS_EMBEDS) | (body['flags'] & (SUPPRESS_EMBEDS | IS_COMPONENTS_V2));
   }
   message.flags &= ~LOADING;
   if (asEdit) {

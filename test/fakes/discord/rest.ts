@@ -31,7 +31,13 @@ import { registerUserRoutes } from './routes/users.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import type { FakeState, InjectRule } from './state.js';
 import type { RecordedFile, RecordedRequest } from './types.js';
-import { messageLimitIssues, schemaIssues, type SchemaName } from './validate.js';
+import {
+  editLimitIssues,
+  messageLimitIssues,
+  schemaIssues,
+  type EditedMessage,
+  type SchemaName,
+} from './validate.js';
 
 const API_PREFIX = '/api/v10';
 const RATE_LIMIT = 50;
@@ -141,17 +147,12 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     }
   }
 
-  function validate(
-    name: SchemaName,
-    body: unknown,
-    limitsOf: unknown,
-    prefix: (string | number)[] = [],
-  ): void {
+  function validate(name: SchemaName, body: unknown, limitsOf: unknown, editing?: EditedMessage): void {
     const issues = schemaIssues(name, body);
     if (issues.length > 0) throw invalidForm(issues);
-    const limits = messageLimitIssues(limitsOf);
+    const limits = editing === undefined ? messageLimitIssues(limitsOf) : editLimitIssues(editing, limitsOf);
     if (limits.length > 0) {
-      const error = invalidForm(limits, prefix);
+      const error = invalidForm(limits);
       throw new DiscordError(400, 50035, error.message, 'limit', error.errors);
     }
   }

@@ -7,6 +7,7 @@
 import {
   DiscordError,
   EPHEMERAL,
+  IS_COMPONENTS_V2,
   LOADING,
   invalidForm,
   isRecord,
@@ -16,6 +17,7 @@ import { applyEdit, forcedEphemeral, messageJson, newMessage, recordResponse } f
 import type { RecordedMessage } from '../types.js';
 import {
   autocompleteIssues,
+  editLimitIssues,
   isEmptyMessage,
   messageLimitIssues,
   schemaIssues,
@@ -99,7 +101,12 @@ export function registerInteractionRoutes(rest: RestContext): void {
             throw new DiscordError(400, 50035, error.message, 'limit', error.errors);
           }
         } else if (callbackType === 4 || callbackType === 7) {
-          const problems = messageLimitIssues(data);
+          // 7 edits the message the component is on: V2 stays V2 (see editLimitIssues).
+          const edited =
+            callbackType === 7 && interaction.componentMessageId !== undefined
+              ? state.messages.get(interaction.componentMessageId)
+              : undefined;
+          const problems = edited === undefined ? messageLimitIssues(data) : editLimitIssues(edited, data);
           if (problems.length > 0) {
             const error = invalidForm(problems, ['data']);
             throw new DiscordError(400, 50035, error.message, 'limit', error.errors);
@@ -131,11 +138,21 @@ export function registerInteractionRoutes(rest: RestContext): void {
           (typeof data['flags'] === 'number' ? data['flags'] : 0) |
           (interaction.forceEphemeral ? EPHEMERAL : 0);
         interaction.ephemeral = (flags & EPHEMERAL) !== 0;
-        message = newMessage(rest, req, callbackType === 4 ? data : { flags }, interaction.channelId, {
-          interactionId: interaction.id,
-          webhook: true,
-          flags: (callbackType === 5 ? LOADING : 0) | (interaction.forceEphemeral ? EPHEMERAL : 0),
-        });
+        // A defer cannot make the reply Components V2: Discord drops IS_COMPONENTS_V2 from callback 5
+        // (the loading message gets LOADING, and EPHEMERAL if asked; discord/discord-api-docs#7910, #7515);
+        // the edit or follow-up that fills it in sets the flag.
+        const deferFlags = flags & ~IS_COMPONENTS_V2;
+        message = newMessage(
+          rest,
+          req,
+          callbackType === 4 ? data : { flags: deferFlags },
+          interaction.channelId,
+          {
+            interactionId: interaction.id,
+            webhook: true,
+            flags: (callbackType === 5 ? LOADING : 0) | (interaction.forceEphemeral ? EPHEMERAL : 0),
+          },
+        );
         state.storeMessage(message);
         interaction.originalMessageId = message.id;
         messageId = message.id;

@@ -115,7 +115,7 @@ export function registerMessageRoutes(rest: RestContext): void {
     if (message.channelId !== channelId)
       throw new DiscordError(404, 10008, 'Unknown Message', 'unknown-resource');
     const body = isRecord(req.body) ? req.body : {};
-    validate('MessageEditRequestPartial', body, body);
+    validate('MessageEditRequestPartial', body, body, message);
     if (message.authorId !== world.bot.id) {
       // Only flags (SUPPRESS_EMBEDS) may change on someone else's message; tts/enforce_nonce/allowed_mentions
       // ride along in discord.js edits and change nothing.

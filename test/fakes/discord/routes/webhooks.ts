@@ -9,6 +9,7 @@
 import {
   DiscordError,
   EPHEMERAL,
+  IS_COMPONENTS_V2,
   LOADING,
   SUPPRESS_EMBEDS,
   isRecord,
@@ -104,7 +105,7 @@ export function registerWebhookRoutes(rest: RestContext): void {
     viaInteractionWebhook(messageKind('edit-original', 'edit-followup'), (req, p, interaction) => {
       const body = isRecord(req.body) ? req.body : {};
       const message = webhookMessageOf(interaction, p['message'] ?? '@original');
-      validate('IncomingWebhookUpdateRequestPartial', body, body);
+      validate('IncomingWebhookUpdateRequestPartial', body, body, message);
       applyEdit(rest, req, message, body);
       recordMentions(req, '/webhooks/:app/:token/messages/:message', body, message.id);
       return { reply: { status: 200, body: messageJson(rest, message) }, messageId: message.id };
@@ -144,7 +145,8 @@ export function registerWebhookRoutes(rest: RestContext): void {
         }
         const wait = req.query.get('wait') === 'true';
         // After a deferred reply (5) the first follow-up fills in the loading message instead of posting
-        // anew (keeping the defer's ephemeral flag), as Discord does.
+        // anew (keeping the defer's ephemeral flag), as Discord does; it may make it Components V2 (the
+        // defer itself cannot: Discord drops that flag from callback 5).
         const loading =
           interaction.ackType === 5 ? state.messages.get(interaction.originalMessageId ?? '') : undefined;
         let message: RecordedMessage;
@@ -154,7 +156,12 @@ export function registerWebhookRoutes(rest: RestContext): void {
             rest,
             req,
             loading,
-            { ...body, flags: loading.flags & SUPPRESS_EMBEDS },
+            {
+              ...body,
+              flags:
+                (loading.flags & SUPPRESS_EMBEDS) |
+                (typeof body['flags'] === 'number' ? body['flags'] & IS_COMPONENTS_V2 : 0),
+            },
             { asEdit: false },
           );
           message = loading;
