@@ -623,7 +623,7 @@ export function messagePayload(
     mention_channels: [],
     attachments: message.attachments,
     embeds: message.embeds,
-    components: message.components,
+    components: componentsPayload(message.components, message.attachments),
     pinned: false,
     flags: message.flags,
     reactions: [],
@@ -651,4 +651,66 @@ export function echoEmbeds(value: unknown): Record<string, unknown>[] {
       for (const [key, val] of Object.entries(embed)) if (val !== null && val !== undefined) out[key] = val;
       return out;
     });
+}
+
+/**
+ * A message's components as Discord sends them back: the tree as the bot sent it, every component given
+ * an `id` (the docs: "generated sequentially if left empty", never reusing one the bot set; numbered
+ * depth-first here, a section's accessory after its texts), and `attachment://name` media resolved to the
+ * uploaded attachment (its url, proxy_url, content_type and attachment_id; a file component also gets
+ * its `name` and `size`).
+ */
+export function componentsPayload(
+  components: readonly Record<string, unknown>[],
+  attachments: readonly Record<string, unknown>[],
+): Record<string, unknown>[] {
+  const tree = structuredClone(components) as Record<string, unknown>[];
+  const nodes: Record<string, unknown>[] = [];
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(collect);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    const node = value as Record<string, unknown>;
+    if (typeof node['type'] !== 'number') return;
+    nodes.push(node);
+    collect(node['components']);
+    collect(node['accessory']);
+  };
+  collect(tree);
+  const used = new Set(nodes.map((n) => n['id']).filter((id) => typeof id === 'number' && id > 0));
+  let next = 1;
+  for (const node of nodes) {
+    if (typeof node['id'] === 'number' && node['id'] > 0) continue;
+    while (used.has(next)) next += 1;
+    node['id'] = next;
+    used.add(next);
+  }
+  /** Resolves an `attachment://name` media item in place; the attachment it names, if uploaded. */
+  const resolve = (media: unknown): Record<string, unknown> | undefined => {
+    if (typeof media !== 'object' || media === null) return undefined;
+    const item = media as Record<string, unknown>;
+    const url = item['url'];
+    if (typeof url !== 'string' || !/^attachment:\/\//i.test(url)) return undefined;
+    const attachment = attachments.find((a) => a['filename'] === url.slice('attachment://'.length));
+    if (attachment === undefined) return undefined;
+    Object.assign(item, {
+      url: attachment['url'],
+      proxy_url: attachment['proxy_url'],
+      content_type: attachment['content_type'],
+      attachment_id: attachment['id'],
+      flags: 0,
+    });
+    return attachment;
+  };
+  for (const node of nodes) {
+    resolve(node['media']);
+    for (const item of Array.isArray(node['items']) ? node['items'] : []) {
+      if (typeof item === 'object' && item !== null) resolve((item as Record<string, unknown>)['media']);
+    }
+    const file = resolve(node['file']);
+    if (file !== undefined) Object.assign(node, { name: file['filename'], size: file['size'] });
+  }
+  return tree;
 }
