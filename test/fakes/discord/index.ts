@@ -29,7 +29,8 @@
  * closed with 4008 (`identifies` has each IDENTIFY's shard id and time); not checked by the default
  * single-shard fake unless `identifyLimit: true`.
  *
- * Events towards the bot: `sendCommand`, `sendAutocomplete`, `sendButton`, `sendMessageCommand` (message
+ * Events towards the bot: `sendCommand`, `sendAutocomplete`, `sendButton` and `sendSelect` (string
+ * select; either component may be nested in containers or sections), `sendMessageCommand` (message
  * context menu), `sendMessage` (MESSAGE_CREATE, content blanked unless the Message Content intent is
  * held, as Discord does). What the bot did: `requests` (every REST call), `violations` (every refusal real
  * Discord would have made, also answered with Discord's status and JSON error), `mentionRisks` (message
@@ -70,6 +71,12 @@
  * and the original in `message_snapshots` (blanked with the content without the Message Content intent);
  * `sendMessageCommand({ targetMessage: { forwardOf } })` targets such a forward.
  *
+ * Components V2 (flag IS_COMPONENTS_V2, 1 << 15): such bodies are checked as Discord does (no content,
+ * embeds, poll or stickers; containers, sections, text displays, thumbnails, media galleries, files and
+ * separators; at most 40 components counting nested ones and 4,000 characters over all text displays);
+ * the flag stays on a message through its edits, a defer cannot set it (the edit that fills the reply in
+ * does). `v2.ts` reads the trees back: `textOf`, `galleryItemsOf`, `componentsOfType`, `isComponentsV2`.
+ *
  * Timing rules: an interaction callback later than `answerWindowMs` (default 3000) is refused with
  * 404 10062 Unknown interaction; a second callback with 400 40060; webhook calls after `tokenLifetimeMs`
  * (15 min) with 401 50027. Bodies are checked against its copy of Discord's OpenAPI description (openapi.json, from ../shared/discord) plus the
@@ -82,6 +89,7 @@ import {
   ApplicationCommandOptionType,
   ApplicationCommandType,
   ChannelType,
+  ComponentType,
   PermissionFlagsBits,
 } from 'discord.js';
 import {
@@ -131,6 +139,7 @@ import type {
   RecordedResponse,
   Violation,
 } from './types.js';
+import { componentWithCustomId, customIdsOf, type ComponentJson } from './v2.js';
 import { precompile } from './validate.js';
 
 export type {
@@ -146,6 +155,21 @@ export type {
 export type { InjectRule } from './state.js';
 export type { IdentifyRecord } from './gateway.js';
 export { isSilentMentions } from './rest.js';
+export {
+  allComponents,
+  componentCount,
+  componentWithCustomId,
+  componentsOfType,
+  customIdsOf,
+  galleryItemsOf,
+  isComponentsV2,
+  textLength,
+  textOf,
+  type ComponentJson,
+  type ComponentSource,
+  type GalleryItem,
+  type HasComponents,
+} from './v2.js';
 
 export interface FakeDiscordOptions {
   readonly token?: string;
@@ -342,12 +366,24 @@ export interface AutocompleteOptions extends CommonInteractionOptions {
   readonly subcommandGroup?: string;
 }
 
-export interface ButtonOptions extends Omit<CommonInteractionOptions, 'channel'> {
+/** A member using a component of one of the bot's messages (sendButton, sendSelect). */
+export interface ComponentOptions extends Omit<CommonInteractionOptions, 'channel'> {
+  /** The component's custom_id; it may be nested anywhere in the tree (containers, sections ...). */
   readonly customId: string;
-  /** The bot's message carrying the button. */
+  /** The bot's message carrying the component. */
   readonly message: RecordedMessage | { readonly id: string };
   /** Default: the message's channel. */
   readonly channel?: ChannelTarget;
+}
+
+export type ButtonOptions = ComponentOptions;
+
+export interface SelectOptions extends ComponentOptions {
+  /**
+   * The values the member picks: each among the select's options' values, at most once, between its
+   * min_values and max_values (default 1 and 1).
+   */
+  readonly values: readonly string[];
 }
 
 export interface TargetMessageInput {
@@ -460,7 +496,20 @@ export interface FakeDiscord {
   whenResumed(): Promise<void>;
   sendCommand(options: CommandOptions): InteractionHandle;
   sendAutocomplete(options: AutocompleteOptions): InteractionHandle;
+  /**
+   * A click on a button (type 2) of a bot message, found anywhere in its tree (action rows, containers, a
+   * section's accessory): INTERACTION_CREATE type 3 with `data: { custom_id, component_type: 2, id }` and
+   * the message. Throws when the message is unknown or deleted or has no button with that custom_id.
+   */
   sendButton(options: ButtonOptions): InteractionHandle;
+  /**
+   * A pick in a string select (type 3) of a bot message, found anywhere in its tree: INTERACTION_CREATE
+   * type 3 with `data: { custom_id, component_type: 3, values, id }` and the message (discord.js:
+   * `isStringSelectMenu()`). Throws when the select is missing or disabled, or `values` are not among its
+   * options, repeat one, or are fewer than min_values or more than max_values. Answer it as a button's:
+   * callbacks 4, 5, 6, 7.
+   */
+  sendSelect(options: SelectOptions): InteractionHandle;
   sendMessageCommand(options: MessageCommandOptions): InteractionHandle;
   sendMessage(options: SendMessageOptions): Promise<MessageHandle>;
   readonly requests: readonly RecordedRequest[];
@@ -506,15 +555,6 @@ export interface FakeDiscord {
   /** Resolves when `check` returns something other than undefined (re-checked on every change). */
   waitFor<T>(check: () => T | undefined, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
-}
-
-/** Every custom_id in a component tree (action rows, containers, sections ...). */
-function customIdsOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(customIdsOf);
-  if (typeof value !== 'object' || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const own = typeof record['custom_id'] === 'string' ? [record['custom_id']] : [];
-  return [...own, ...customIdsOf(record['components']), ...customIdsOf(record['accessory'])];
 }
 
 /** MessageFlags.Loading: a deferred reply not yet filled in. */
@@ -893,6 +933,70 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       leaf = [{ name: spec.group, type: ApplicationCommandOptionType.SubcommandGroup, options: leaf }];
     }
     return leaf;
+  }
+
+  /**
+   * The live message a component interaction starts from and the component with `customId` on it, found
+   * anywhere in its tree (action rows, containers, a section's accessory); throws like a member who
+   * could not click it.
+   */
+  function componentOn(
+    target: ComponentOptions['message'],
+    customId: string,
+    caller: string,
+  ): { message: RecordedMessage; component: ComponentJson } {
+    const message = state.messages.get(target.id);
+    if (message === undefined || message.deleted) {
+      throw new Error(`fake Discord: ${caller} on unknown message ${target.id}`);
+    }
+    const component = componentWithCustomId(message, customId);
+    if (component === undefined) {
+      const present = customIdsOf(message);
+      throw new Error(
+        `fake Discord: message ${message.id} has no component ${customId} (has: ${present.join(', ') || 'none'})`,
+      );
+    }
+    return { message, component };
+  }
+
+  /**
+   * INTERACTION_CREATE type 3 for a component of `message`: `data` plus the component's `id` as Discord
+   * numbered it, and the message as Discord sends it (with the interaction it answered, if any).
+   */
+  function dispatchComponent(
+    message: RecordedMessage,
+    opts: ComponentOptions,
+    data: Record<string, unknown>,
+  ): InteractionHandle {
+    const interaction =
+      message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
+    const payloadMessage = messagePayload(
+      world,
+      message,
+      interaction === undefined
+        ? {}
+        : {
+            type: interaction.type === 2 ? 20 : 0,
+            interactionMetadata: {
+              id: interaction.id,
+              type: interaction.type,
+              user: userPayload(userOf(world, interaction.userId)),
+              authorizing_integration_owners: { ...interaction.owners },
+            },
+          },
+    );
+    const numbered = componentWithCustomId(
+      payloadMessage['components'] as unknown[],
+      String(data['custom_id']),
+    );
+    // A component on an interaction's answer is authorized by that interaction's installs (its user
+    // install stays the one of the user who ran the command, whoever clicks).
+    return dispatchInteraction(
+      3,
+      { ...opts, channel: opts.channel ?? message.channelId },
+      { ...(numbered === undefined ? {} : { id: numbered['id'] }), ...data },
+      { componentMessageId: message.id, message: payloadMessage, owners: interaction?.owners },
+    );
   }
 
   function createHandle(record: InteractionRecord, payload: Record<string, unknown>): InteractionHandle {
@@ -1401,41 +1505,57 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
 
     sendButton(opts) {
-      const message = state.messages.get(opts.message.id);
-      if (message === undefined || message.deleted) {
-        throw new Error(`fake Discord: sendButton on unknown message ${opts.message.id}`);
-      }
-      const present = customIdsOf(message.components);
-      if (!present.includes(opts.customId)) {
+      const { message, component } = componentOn(opts.message, opts.customId, 'sendButton');
+      if (component.type !== ComponentType.Button) {
         throw new Error(
-          `fake Discord: message ${message.id} has no component ${opts.customId} (has: ${present.join(', ') || 'none'})`,
+          `fake Discord: ${opts.customId} on message ${message.id} is a component of type ${component.type}, not a button`,
         );
       }
-      const interaction =
-        message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
-      const payloadMessage = messagePayload(
-        world,
-        message,
-        interaction === undefined
-          ? {}
-          : {
-              type: interaction.type === 2 ? 20 : 0,
-              interactionMetadata: {
-                id: interaction.id,
-                type: interaction.type,
-                user: userPayload(userOf(world, interaction.userId)),
-                authorizing_integration_owners: { ...interaction.owners },
-              },
-            },
+      return dispatchComponent(message, opts, {
+        custom_id: opts.customId,
+        component_type: ComponentType.Button,
+      });
+    },
+
+    sendSelect(opts) {
+      const { message, component } = componentOn(opts.message, opts.customId, 'sendSelect');
+      if (component.type !== ComponentType.StringSelect) {
+        throw new Error(
+          `fake Discord: ${opts.customId} on message ${message.id} is a component of type ${component.type}, not a string select`,
+        );
+      }
+      if (component['disabled'] === true) {
+        throw new Error(`fake Discord: the select ${opts.customId} on message ${message.id} is disabled`);
+      }
+      const offered = (Array.isArray(component['options']) ? component['options'] : []).flatMap(
+        (option: unknown) =>
+          typeof option === 'object' &&
+          option !== null &&
+          typeof (option as { value?: unknown }).value === 'string'
+            ? [(option as { value: string }).value]
+            : [],
       );
-      // A component on an interaction's answer is authorized by that interaction's installs (its user
-      // install stays the one of the user who ran the command, whoever clicks).
-      return dispatchInteraction(
-        3,
-        { ...opts, channel: opts.channel ?? message.channelId },
-        { custom_id: opts.customId, component_type: 2 },
-        { componentMessageId: message.id, message: payloadMessage, owners: interaction?.owners },
-      );
+      const foreign = opts.values.filter((v) => !offered.includes(v));
+      if (foreign.length > 0) {
+        throw new Error(
+          `fake Discord: the select ${opts.customId} offers no ${foreign.join(', ')} (offers: ${offered.join(', ')})`,
+        );
+      }
+      if (new Set(opts.values).size !== opts.values.length) {
+        throw new Error(`fake Discord: a member picks each option of ${opts.customId} at most once`);
+      }
+      const min = typeof component['min_values'] === 'number' ? component['min_values'] : 1;
+      const max = typeof component['max_values'] === 'number' ? component['max_values'] : 1;
+      if (opts.values.length < min || opts.values.length > max) {
+        throw new Error(
+          `fake Discord: the select ${opts.customId} takes ${min}..${max} values, not ${opts.values.length}`,
+        );
+      }
+      return dispatchComponent(message, opts, {
+        custom_id: opts.customId,
+        component_type: ComponentType.StringSelect,
+        values: [...opts.values],
+      });
     },
 
     sendMessageCommand(opts) {
