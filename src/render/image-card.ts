@@ -22,7 +22,14 @@ import {
   type Rating,
 } from '../philomena/tags.js';
 import { httpsUrl, imagePageUrl, sourceLink, tagPageUrl } from '../philomena/urls.js';
-import { EMBED_FIELD_VALUE_MAX, EMBEDS_TOTAL_MAX, embedLength, fitEmbeds } from './limits.js';
+import {
+  EMBED_FIELD_VALUE_MAX,
+  EMBEDS_TOTAL_MAX,
+  embedLength,
+  fitEmbeds,
+  MEDIA_DESCRIPTION_MAX,
+  MEDIA_URL_MAX,
+} from './limits.js';
 import { boardMarkdownToDiscord } from './board-markdown.js';
 import {
   bareUrl,
@@ -64,6 +71,27 @@ export interface ImageCard {
   readonly gate: Gate;
   /** Spoilered only by the filter: a Reveal button may show it to one member. */
   readonly revealable: boolean;
+  /**
+   * What a Components V2 media gallery shows, decided here by the same gates as the embed: null where
+   * the embed shows no picture, and on a spoilered card (which shows none) only as a native spoiler.
+   */
+  readonly media: CardMedia | null;
+}
+
+/** The picture (or video) of a card as a media gallery item shows it. */
+export interface CardMedia {
+  /**
+   * https (or the own host of a local http board). A video upload: the board's .mp4 rendition (Discord
+   * plays mp4; WebM is not documented); an animated gif: the gif itself; else the picture.
+   */
+  readonly url: string;
+  readonly kind: 'image' | 'animation' | 'video';
+  /** Alt text from the tags (rating first); plain text, mention-proof, at most MEDIA_DESCRIPTION_MAX. */
+  readonly description: string;
+  /** Shown behind Discord's native media spoiler. */
+  readonly spoiler: boolean;
+  /** The still picture (pictureOf(...).picture), for where the media cannot be used. */
+  readonly still: string | null;
 }
 
 /** Colours by rating, most severe first: the first rating of the image in this list picks the colour. */
@@ -297,14 +325,114 @@ export function pictureOf(image: VisibleImage, site: Site): { picture: string | 
     const video = httpsUrl(reps.webm ?? reps.full, site) ?? httpsUrl(reps.mp4, site);
     return { picture, video };
   }
-  let picture = httpsUrl(reps.large, site) ?? httpsUrl(reps.medium, site);
-  // SVG uploads have png representations; never hand Discord the SVG itself.
-  if (picture !== null && /\.svg$/i.test(new URL(picture).pathname)) {
-    const url = new URL(picture);
-    url.pathname = url.pathname.replace(/\.svg$/i, '.png');
-    picture = url.href;
+  return { picture: notSvg(httpsUrl(reps.large, site) ?? httpsUrl(reps.medium, site)), video: null };
+}
+
+/** SVG uploads have png representations; never hand Discord the SVG itself. */
+function notSvg(picture: string | null): string | null {
+  if (picture === null || !/\.svg$/i.test(new URL(picture).pathname)) return picture;
+  const url = new URL(picture);
+  url.pathname = url.pathname.replace(/\.svg$/i, '.png');
+  return url.href;
+}
+
+/**
+ * A picture small enough for a grid tile: `medium`, else `thumb` (an SVG's png); for a video the
+ * preview {@link pictureOf} gives (the thumb's gif, or the still). Null when none is usable.
+ */
+export function previewOf(image: VisibleImage, site: Site): string | null {
+  const reps = image.representations;
+  const picture = isVideo(image)
+    ? pictureOf(image, site).picture
+    : notSvg(httpsUrl(reps.medium, site) ?? httpsUrl(reps.thumb, site));
+  return picture !== null && picture.length <= MEDIA_URL_MAX ? picture : null;
+}
+
+/** The URL with its path's extension `from` replaced by `to`; null when the path does not end in `from`. */
+function withExtension(url: string | null, from: RegExp, to: string): string | null {
+  if (url === null) return null;
+  const parsed = new URL(url);
+  if (!from.test(parsed.pathname)) return null;
+  parsed.pathname = parsed.pathname.replace(from, to);
+  return parsed.href;
+}
+
+/** The board's .mp4 rendition of a video upload: `representations.mp4`, else the full file's .mp4 twin. */
+function mp4Of(image: VisibleImage, site: Site): string | null {
+  const reps = image.representations;
+  const mp4 = /\.mp4$/i;
+  return (
+    withExtension(httpsUrl(reps.mp4, site), mp4, '.mp4') ??
+    withExtension(httpsUrl(reps.full, site), /\.(?:webm|mp4)$/i, '.mp4') ??
+    withExtension(httpsUrl(reps.webm, site), /\.webm$/i, '.mp4')
+  );
+}
+
+/**
+ * Board text as plain text for places Discord shows as typed (media alt text): one line, no control
+ * characters, `http://` shown as `https://`, and a zero-width space after every `@` and `<`, so no
+ * reading of it (escapes removed or not) holds a mention.
+ */
+export function plainMediaText(text: string): string {
+  return text
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, ' ')
+    .replace(/http:\/\//gi, 'https://')
+    .replace(/[@<]/g, (c) => `${c}\u200b`);
+}
+
+/** Alt text of a shown picture: the tags, rating first, as many as fit. */
+function tagAltText(image: VisibleImage): string {
+  const ratings = RATINGS.filter((rating) => image.tags.some((tag) => tag.trim().toLowerCase() === rating));
+  const rest = image.tags.filter((tag) => !(RATINGS as readonly string[]).includes(tag.trim().toLowerCase()));
+  const tags = [...ratings, ...rest]
+    .map((tag) => plainMediaText(truncate(tag.trim(), 100)))
+    .filter((tag) => tag.trim() !== '');
+  const text = tags.length === 0 ? `#${image.id}` : joinWithin(tags, ', ', MEDIA_DESCRIPTION_MAX).text;
+  return truncate(text, MEDIA_DESCRIPTION_MAX);
+}
+
+/**
+ * Alt text of a spoilered picture: no tags (the embed form of a spoilered card shows none either), only
+ * what the card's text says anyway.
+ */
+function spoilerAltText(image: VisibleImage): string {
+  return `#${image.id}, spoilered by the filter (${ratingWords(ratingOf(image.tags))})`;
+}
+
+/**
+ * The media of a card whose picture may be shown here (the caller's gate decided that): the video's
+ * .mp4, the animated gif, or the picture, within Discord's media URL limit. Null while processing or
+ * when no usable URL exists.
+ */
+function cardMedia(image: VisibleImage, site: Site, spoiler: boolean): CardMedia | null {
+  if (!image.thumbnails_generated) return null;
+  const fits = (url: string | null): url is string => url !== null && url.length <= MEDIA_URL_MAX;
+  const picture = pictureOf(image, site).picture;
+  const still = fits(picture) ? picture : null;
+  const description = spoiler ? spoilerAltText(image) : tagAltText(image);
+  const media = (url: string, kind: CardMedia['kind']): CardMedia => ({
+    url,
+    kind,
+    description,
+    spoiler,
+    still,
+  });
+  if (isVideo(image)) {
+    const mp4 = mp4Of(image, site);
+    if (fits(mp4)) return media(mp4, 'video');
+  } else if (image.animated && (image.format === 'gif' || image.mime_type.toLowerCase() === 'image/gif')) {
+    const gif = withExtension(httpsUrl(image.representations.full, site), /\.gif$/i, '.gif');
+    if (fits(gif)) return media(gif, 'animation');
   }
-  return { picture, video: null };
+  if (still === null) return null;
+  return media(still, /\.gif$/i.test(new URL(still).pathname) && image.animated ? 'animation' : 'image');
+}
+
+/** Whether one of the image's tags is one of the filter's hidden tags (by id: fails closed on bad names). */
+export function hiddenByFilter(image: VisibleImage, filter: CardContext['filter']): boolean {
+  if (filter === undefined) return false;
+  const hidden = new Set(filter.hiddenTagIds);
+  return image.tag_ids.some((id) => hidden.has(id));
 }
 
 /** Footers show text as typed (no Markdown), so only mentions are neutralised. */
@@ -328,6 +456,9 @@ function filterHits(image: VisibleImage, ctx: CardContext): { spoilered: string[
   return { spoilered, hidden };
 }
 
+/** How a spoilered card's notice ends (the V2 card, which may picture it behind a spoiler, rewords it). */
+export const SPOILER_NOTICE_END = 'Its picture and description are not shown.';
+
 function spoilerNotice(image: VisibleImage, ctx: CardContext): string {
   const by = ctx.filter ? `the filter “${escapeInline(truncate(ctx.filter.name, 100))}”` : 'the filter';
   const { spoilered, hidden } = filterHits(image, ctx);
@@ -341,7 +472,7 @@ function spoilerNotice(image: VisibleImage, ctx: CardContext): string {
   if (hidden.length > 0) parts.push(`hidden by ${by} for ${list(hidden)}`);
   if (spoilered.length > 0) parts.push(`spoilered by ${by} for ${list(spoilered)}`);
   const why = parts.length > 0 ? parts.join('; ') : `spoilered: it matches ${by}'s rules`;
-  return `This image is ${why}. Its picture and description are not shown.`;
+  return `This image is ${why}. ${SPOILER_NOTICE_END}`;
 }
 
 function stubCard(image: HiddenImage, ctx: CardContext): ImageCard {
@@ -356,12 +487,15 @@ function stubCard(image: HiddenImage, ctx: CardContext): ImageCard {
     description,
     footer: footer(ctx),
   };
-  return { embed: fitOne(embed), gate: merged ? 'merged' : 'deleted', revealable: false };
+  return { embed: fitOne(embed), gate: merged ? 'merged' : 'deleted', revealable: false, media: null };
 }
 
 function fitOne(embed: APIEmbed): APIEmbed {
   return fitEmbeds([embed])[0] ?? embed;
 }
+
+/** The opening of a processing card's description (the V2 card tells it apart from the board's text). */
+export const PROCESSING_NOTICE = 'Still processing: the picture is not ready yet.';
 
 /** Room for the description once the rest of the card is counted, kept readable. */
 const DESCRIPTION_MAX = 1800;
@@ -443,7 +577,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
           : `This image is rated **${escapeInline(ratingWords(ratings))}**: it can only be shown in age-restricted channels.`,
       fields: [creditField(image, site), ...sourceFields(image, true), rating],
     };
-    return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false };
+    return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false, media: null };
   }
 
   if (image.spoilered && ctx.reveal !== true) {
@@ -452,7 +586,12 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
       description: spoilerNotice(image, ctx),
       fields: [creditField(image, site), ...sourceFields(image), rating, ...statFields(image)],
     };
-    return { embed: fitOne(embed), gate: 'spoilered', revealable: true };
+    // A native spoiler only where the filter is known and hides none of the image's tags: a hidden
+    // image keeps no picture, and Reveal (to one member) stays the way to see it.
+    const spoilerable =
+      mayShow(image, ctx.ageRestricted) && ctx.filter !== undefined && !hiddenByFilter(image, ctx.filter);
+    const media = spoilerable ? cardMedia(image, site, true) : null;
+    return { embed: fitOne(embed), gate: 'spoilered', revealable: true, media };
   }
 
   const processing = !image.thumbnails_generated;
@@ -469,7 +608,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   const embed: APIEmbed = { ...base, fields };
   if (!processing && picture !== null) embed.image = { url: picture };
 
-  const notice = processing ? 'Still processing: the picture is not ready yet.' : '';
+  const notice = processing ? PROCESSING_NOTICE : '';
   const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
   const descriptions = ctx.descriptions ?? sharedDescriptions;
   const text =
@@ -480,5 +619,10 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
       : '';
   const description = [notice, text].filter((part) => part !== '').join('\n\n');
   if (description !== '') embed.description = description;
-  return { embed: fitOne(embed), gate: processing ? 'processing' : 'full', revealable: false };
+  return {
+    embed: fitOne(embed),
+    gate: processing ? 'processing' : 'full',
+    revealable: false,
+    media: processing ? null : cardMedia(image, site, false),
+  };
 }

@@ -1,16 +1,29 @@
 /** The pure renderers of the bot: cards, Markdown, Discord limits, allowed mentions. */
 export {
   createDescriptionMemo,
+  hiddenByFilter,
   imageCard,
   pictureOf,
+  plainMediaText,
+  previewOf,
   ratingColour,
   ratingWords,
   sourceEntry,
   type CardContext,
+  type CardMedia,
   type DescriptionMemo,
   type Gate,
   type ImageCard,
 } from './image-card.js';
+export {
+  countComponents,
+  imageCardV2,
+  v2TextLength,
+  V2_CARD_TEXT_MIN,
+  type V2Card,
+  type V2CardOptions,
+} from './card-v2.js';
+export { imageGrid, type Grid, type GridOptions } from './grid.js';
 export { tagCard, type TagCardContext } from './tag-card.js';
 export {
   bareUrl,

@@ -189,3 +189,16 @@ export function fitEmbeds(embeds: readonly APIEmbed[]): APIEmbed[] {
   if (sum > EMBEDS_TOTAL_MAX && fitted[0]) fitted[0] = shrink(fitted[0], sum - EMBEDS_TOTAL_MAX);
   return fitted;
 }
+
+// ---- Components V2 (message flag IS_COMPONENTS_V2) ----
+
+/** Components in one message, nested ones counted (media gallery items are not components). */
+export const V2_COMPONENTS_MAX = 40;
+/** Characters of all text displays of one message together; also the most one text display holds. */
+export const V2_TEXT_MAX = 4000;
+/** Items of one media gallery (it needs at least one). */
+export const GALLERY_ITEMS_MAX = 10;
+/** Alt text of one media gallery item. */
+export const MEDIA_DESCRIPTION_MAX = 1024;
+/** A media item's URL (http(s) or attachment://). */
+export const MEDIA_URL_MAX = 2048;

@@ -1,0 +1,324 @@
+/**
+ * The image card as a Components V2 container (message flag IS_COMPONENTS_V2): the same gated card as
+ * the embed form (./image-card.ts decides what may show; this module only lays it out), as text displays
+ * and a media gallery inside one container.
+ *
+ * The text is built from the embed form, so the two forms cannot disagree about what a gate shows. A V2
+ * message holds at most 4,000 characters of text in all, so a card keeps within a budget of its own
+ * (several cards share a message): the board's description goes first, then the tags, the stats, the
+ * footer and the gate notice; the heading never, and the credit and the sources only when they alone are
+ * over the budget (the sources then end with "… and N more on the image page", and `complete` is false).
+ */
+import {
+  ComponentType,
+  type APIActionRowComponent,
+  type APIComponentInContainer,
+  type APIComponentInMessageActionRow,
+  type APIContainerComponent,
+  type APIEmbed,
+  type APIEmbedField,
+  type APIMediaGalleryComponent,
+  type APITextDisplayComponent,
+} from 'discord.js';
+import { PROCESSING_NOTICE, SPOILER_NOTICE_END, type CardMedia, type ImageCard } from './image-card.js';
+import { bareUrl, escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
+import { V2_TEXT_MAX } from './limits.js';
+
+export interface V2CardOptions {
+  /**
+   * Text budget of this card (all its text displays together); default V2_TEXT_MAX. Read as at least
+   * {@link V2_CARD_TEXT_MIN} (room for the heading, a credit and a source count) and at most V2_TEXT_MAX.
+   */
+  readonly textMax?: number;
+  /** Rows (buttons, a select) placed inside the container, at its end. */
+  readonly rows?: readonly APIActionRowComponent<APIComponentInMessageActionRow>[];
+}
+
+export interface V2Card {
+  readonly container: APIContainerComponent;
+  /** Every credit and source line of the embed form made it into the text (the card lost nothing that counts). */
+  readonly complete: boolean;
+}
+
+/** The smallest text budget a card is cut to: below it the credit and the sources could not be told. */
+export const V2_CARD_TEXT_MIN = 300;
+
+/** The order parts give up their text when the card is over its budget: lowest first. */
+const Tier = {
+  Description: 0,
+  Tags: 1,
+  Stats: 2,
+  Footer: 3,
+  Notice: 4,
+  Sources: 5,
+  Credit: 6,
+} as const;
+type Tier = (typeof Tier)[keyof typeof Tier];
+
+interface Part {
+  readonly tier: Tier;
+  text: string;
+  /** The part within `room` characters ('' drops it). */
+  readonly cut: (room: number) => string;
+}
+
+/** Components counted as Discord counts them: every component, nested ones too; gallery items are not. */
+export function countComponents(components: readonly unknown[]): number {
+  let count = 0;
+  walk(components, () => {
+    count += 1;
+  });
+  return count;
+}
+
+/** Characters of all text displays (nested ones too) together, as Discord counts a message's text. */
+export function v2TextLength(components: readonly unknown[]): number {
+  let length = 0;
+  walk(components, (component) => {
+    const content = component['content'];
+    if (component['type'] === ComponentType.TextDisplay && typeof content === 'string')
+      length += content.length;
+  });
+  return length;
+}
+
+function walk(value: unknown, visit: (component: Record<string, unknown>) => void): void {
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, visit);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const component = value as Record<string, unknown>;
+  if (typeof component['type'] !== 'number') return;
+  visit(component);
+  walk(component['components'], visit);
+  walk(component['accessory'], visit);
+}
+
+/** Whole `items` joined with `separator`, as many as fit in `room`; '' when not even one does. */
+function whole(items: readonly string[], separator: string, room: number): string {
+  let text = '';
+  for (const item of items) {
+    const next = text === '' ? item : `${text}${separator}${item}`;
+    if (next.length > room) break;
+    text = next;
+  }
+  return text;
+}
+
+/** A labelled block (`**Label**` then the text) cut to `room` by truncating the text, '' below `floor`. */
+function block(label: string, text: string, floor: number): (room: number) => string {
+  return (room) => {
+    const head = `${label}\n`;
+    if (room - head.length < floor) return '';
+    return head + truncateMarkdown(text, room - head.length);
+  };
+}
+
+const NO_SOURCE = 'no source given';
+const MORE_LINE = /^… and (\d+) more on the image page$/;
+const ALL_ON_PAGE = /^(\d+) sources? on the image page$/;
+
+/**
+ * The sources block cut to `room`: whole lines kept from the top, the rest counted in one closing line
+ * (adding to the count the embed form already gave). Never empty: the count alone stays.
+ */
+function cutSources(label: string, lines: readonly string[], room: number): string {
+  const last = lines.at(-1) ?? '';
+  const counted = Number(MORE_LINE.exec(last)?.[1] ?? ALL_ON_PAGE.exec(last)?.[1] ?? 0);
+  const entries = counted > 0 ? lines.slice(0, -1) : [...lines];
+  const head = `${label}\n`;
+  if (lines.length === 1 && last === NO_SOURCE) return head + last;
+  for (let kept = entries.length; kept >= 0; kept -= 1) {
+    const left = entries.length - kept + counted;
+    const tail =
+      left === 0
+        ? []
+        : [
+            kept === 0
+              ? `${left} ${left === 1 ? 'source' : 'sources'} on the image page`
+              : `… and ${left} more on the image page`,
+          ];
+    const text = head + [...entries.slice(0, kept), ...tail].join('\n');
+    if (text.length <= room || kept === 0) return text;
+  }
+  return head;
+}
+
+function fieldLine(field: APIEmbedField): string {
+  return `**${field.name}:** ${field.value.replaceAll('\n', ' ')}`;
+}
+
+/** The embed's fields sorted into the card's parts (see the module comment for the names). */
+function sortFields(fields: readonly APIEmbedField[]): {
+  credit: string[];
+  sourceLabel: string;
+  sources: string[];
+  tags: APIEmbedField | undefined;
+  video: APIEmbedField | undefined;
+  stats: APIEmbedField[];
+} {
+  const credit: string[] = [];
+  const sources: string[] = [];
+  let sourceLabel = '';
+  let tags: APIEmbedField | undefined;
+  let video: APIEmbedField | undefined;
+  const stats: APIEmbedField[] = [];
+  for (const field of fields) {
+    if (field.name === 'Credit') credit.push(...field.value.split('\n'));
+    else if (/^Sources?(?: \(continued\))?$/.test(field.name)) {
+      if (sourceLabel === '') sourceLabel = field.name;
+      sources.push(...field.value.split('\n'));
+    } else if (field.name.startsWith('Tags')) tags = field;
+    else if (field.name === 'Video') video = field;
+    else stats.push(field);
+  }
+  return { credit, sourceLabel, sources, tags, video, stats };
+}
+
+/** The gate notice and the board's own description, told apart (the embed form holds both in one). */
+function splitDescription(card: ImageCard): { notice: string; description: string } {
+  const text = card.embed.description ?? '';
+  if (card.gate === 'full') return { notice: '', description: text };
+  if (card.gate === 'processing') {
+    if (!text.startsWith(PROCESSING_NOTICE)) return { notice: '', description: text };
+    return { notice: PROCESSING_NOTICE, description: text.slice(PROCESSING_NOTICE.length).trim() };
+  }
+  // Pictured behind a native spoiler here, which the embed form never does.
+  if (card.media?.spoiler === true && text.endsWith(SPOILER_NOTICE_END)) {
+    return { notice: `${text.slice(0, -SPOILER_NOTICE_END.length)}${SPOILER_PICTURED}`, description: '' };
+  }
+  return { notice: text, description: '' };
+}
+
+const SPOILER_PICTURED = 'Its picture is behind a spoiler; its description is not shown.';
+
+function textDisplay(content: string): APITextDisplayComponent {
+  return { type: ComponentType.TextDisplay, content };
+}
+
+function gallery(media: CardMedia): APIMediaGalleryComponent {
+  return {
+    type: ComponentType.MediaGallery,
+    items: [
+      {
+        media: { url: media.url },
+        ...(media.description.trim() === '' ? {} : { description: media.description }),
+        ...(media.spoiler ? { spoiler: true } : {}),
+      },
+    ],
+  };
+}
+
+function heading(embed: APIEmbed): string {
+  const title = escapeInline(truncate(embed.title ?? 'Image', 100));
+  return `### ${embed.url === undefined ? title : maskedLink(title, embed.url)}`;
+}
+
+/** The parts of the card's body, in the order they are shown. */
+function bodyParts(card: ImageCard): Part[] {
+  const { embed, media } = card;
+  const { notice, description } = splitDescription(card);
+  const fields = sortFields(embed.fields ?? []);
+  const parts: Part[] = [];
+  const add = (tier: Tier, text: string, cut: (room: number) => string): void => {
+    if (text.trim() !== '') parts.push({ tier, text, cut });
+  };
+  add(Tier.Notice, notice, (room) => (room < 40 ? '' : truncateMarkdown(notice, room)));
+  // The video's own link, for clients that do not play it; not for a spoilered one (Reveal shows it).
+  const videoLine =
+    media?.kind === 'video'
+      ? media.spoiler
+        ? ''
+        : `**Video:** ${bareUrl(media.url)}`
+      : fields.video
+        ? fieldLine(fields.video)
+        : '';
+  add(Tier.Stats, videoLine, (room) => (videoLine.length <= room ? videoLine : ''));
+  if (fields.credit.length > 0) {
+    const text = `**Credit**\n${fields.credit.join('\n')}`;
+    add(
+      Tier.Credit,
+      text,
+      (room) => `**Credit**\n${truncateMarkdown(fields.credit.join('\n'), Math.max(1, room - 11))}`,
+    );
+  }
+  if (fields.sources.length > 0) {
+    const label = `**${fields.sourceLabel}**`;
+    add(Tier.Sources, `${label}\n${fields.sources.join('\n')}`, (room) =>
+      cutSources(label, fields.sources, room),
+    );
+  }
+  const stats = fields.stats.map(fieldLine);
+  add(Tier.Stats, stats.join(' · '), (room) => whole(stats, ' · ', room));
+  if (fields.tags) {
+    const label = `**${fields.tags.name}**`;
+    add(Tier.Tags, `${label}\n${fields.tags.value}`, block(label, fields.tags.value, 40));
+  }
+  // A blank line sets the board's own text apart from the card's.
+  add(Tier.Description, `\n${description}`, (room) =>
+    room < 41 ? '' : `\n${truncateMarkdown(description, room - 1)}`,
+  );
+  const footer = embed.footer?.text.trim() ?? '';
+  if (footer !== '') {
+    const small = (text: string): string => `-# ${escapeInline(text)}`;
+    add(Tier.Footer, small(footer), (room) => (room < 12 ? '' : truncate(small(footer), room)));
+  }
+  return parts;
+}
+
+/** The texts of the parts still shown. */
+function shown(parts: readonly Part[]): string[] {
+  return parts.map((part) => part.text).filter((text) => text.trim() !== '');
+}
+
+/**
+ * The card as one V2 container: accent colour by rating, a heading linking to the image page, the media
+ * gallery when the gate allows a picture, then credit, sources, stats, tags, description and a small
+ * footer in one text display, then `rows`. Within `textMax` characters of text (see the module comment)
+ * and few components: 4 plus the rows, 5 with a picture.
+ */
+export function imageCardV2(card: ImageCard, options: V2CardOptions = {}): V2Card {
+  const budget = Math.min(
+    V2_TEXT_MAX,
+    Math.max(V2_CARD_TEXT_MIN, Math.floor(options.textMax ?? V2_TEXT_MAX)),
+  );
+  const head = heading(card.embed);
+  const parts = bodyParts(card);
+  const originals = parts.map((part) => part.text);
+  const separate = card.media !== null;
+  // The heading is a text display of its own above a picture, else the first line of the body's.
+  const length = (): number => {
+    const body = shown(parts);
+    if (body.length === 0) return head.length;
+    const bodyLength = body.reduce((sum, text) => sum + text.length, 0) + body.length - 1;
+    return head.length + bodyLength + (separate ? 0 : 1);
+  };
+  for (const tier of Object.values(Tier)) {
+    if (length() <= budget) break;
+    for (let i = parts.length - 1; i >= 0; i -= 1) {
+      const part = parts[i];
+      const over = length() - budget;
+      if (part === undefined || part.tier !== tier || part.text === '' || over <= 0) continue;
+      const room = Math.max(0, part.text.length - over);
+      part.text = part.cut(room);
+      // Only the credit and the sources may stay longer than asked (a short count of them always stays).
+      if (part.text.length > room && part.tier < Tier.Sources) part.text = '';
+    }
+  }
+  const complete = parts.every(
+    (part, i) => (part.tier !== Tier.Credit && part.tier !== Tier.Sources) || part.text === originals[i],
+  );
+  const body = shown(parts).join('\n');
+  const components: APIComponentInContainer[] = [];
+  if (separate && card.media !== null) {
+    components.push(textDisplay(head), gallery(card.media));
+    if (body !== '') components.push(textDisplay(body));
+  } else {
+    components.push(textDisplay(body === '' ? head : `${head}\n${body}`));
+  }
+  components.push(...(options.rows ?? []));
+  const container: APIContainerComponent = { type: ComponentType.Container, components };
+  if (card.embed.color !== undefined) container.accent_color = card.embed.color;
+  return { container, complete };
+}
