@@ -16,6 +16,9 @@
  * and again). Any other error is never cached. A store failure never fails a request: it is logged and the
  * call goes upstream.
  *
+ * An answer that holds other resources whole (an image search holds each image exactly as GET images/:id
+ * would answer it) may `seed` their keys too, after a load only: see `CacheFetchOptions.seeds`.
+ *
  * | resource                               | lifetime                 |
  * | -------------------------------------- | ------------------------ |
  * | image by id                            | 10 min                   |
@@ -92,6 +95,21 @@ export interface CacheFetchOptions<T> {
   readonly fresh?: boolean;
   /** Stops this caller's wait; the shared request is aborted only when every caller has gone. */
   readonly signal?: AbortSignal;
+  /**
+   * Other keys a loaded answer fills (never an answer read from the cache: it seeded when it was loaded).
+   * Each is written unless its key already holds an entry that lives as long or longer. The answer does
+   * not wait for the store writes (`idle()` does); a failed one is logged at debug and never fails the
+   * fetch. With a store, seeds refresh only keys the in-memory LRU already holds (a page of 50 images
+   * must not push the hot keys out of it) and are served from a side map until their write settles.
+   */
+  readonly seeds?: (value: T) => readonly CacheSeed[];
+}
+
+/** An entry another answer holds: its key, its value and its lifetime (what its own endpoint would give). */
+export interface CacheSeed {
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs: number;
 }
 
 export interface CacheResult<T> {
@@ -106,6 +124,8 @@ export interface ResponseCache {
     options: CacheFetchOptions<T>,
   ): Promise<CacheResult<T>>;
   stats(): { readonly inFlight: number; readonly memoryEntries: number };
+  /** Resolves once the seed writes started so far have settled (tests, benchmarks, a shutdown). */
+  idle(): Promise<void>;
 }
 
 export interface ResponseCacheOptions {
@@ -177,6 +197,12 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
   const flights = store === undefined ? undefined : options.flights;
   const flightWaitMs = options.flightWaitMs ?? 20_000;
   const flightClaimMs = options.flightClaimMs ?? 45_000;
+  /**
+   * Seeds whose store write is under way: bounded like `inFlight`, by what is loaded while the store
+   * answers (a store that hangs holds every flight's own write too).
+   */
+  const seeding = new Map<string, Entry>();
+  const seedWrites = new Set<Promise<void>>();
 
   function remember(key: string, entry: Entry): void {
     if (maxMemory === 0) return;
@@ -212,11 +238,95 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
 
   async function write(key: string, entry: Entry): Promise<void> {
     remember(key, entry);
+    // The key's own answer supersedes a seed of it still on its way to the store: reads get the answer.
+    seeding.delete(key);
     if (!store) return;
     try {
       await store.set(key, entry, Math.max(1, entry.until - now()));
     } catch (error) {
       options.logger?.warn({ err: error, key }, 'cache write failed');
+    }
+  }
+
+  /**
+   * Writes each seed whose key holds nothing that lives as long (memory, pending seeds and store each
+   * checked). The store part runs after the answer has gone: one getMany and one setMany, but a store
+   * without a batched write (@keyv/sqlite) makes that one transaction per seed, about 1 ms each, which a
+   * search of 50 must not wait for. Until its write settles a seed is served from `seeding`, so this
+   * process never asks the board for what it has just been told. Read and write are not atomic: a fresher
+   * entry another process writes between them can be replaced by this one, itself a valid answer for its
+   * lifetime.
+   */
+  function seed(seeds: readonly CacheSeed[]): void {
+    const at = now();
+    const wanted = new Map<string, Entry>();
+    for (const { key, value, ttlMs } of seeds) {
+      if (!(ttlMs > 0)) continue;
+      const entry: Entry = { until: at + ttlMs, value };
+      const held = memory.get(key) ?? seeding.get(key);
+      if (held !== undefined && held.until >= entry.until) continue;
+      wanted.set(key, entry);
+    }
+    if (wanted.size === 0) return;
+    if (!store) {
+      for (const [key, entry] of wanted) remember(key, entry);
+      return;
+    }
+    for (const [key, entry] of wanted) {
+      // Set in place: a seed is not a use, so a key the LRU holds keeps its place there.
+      if (memory.has(key)) memory.set(key, entry);
+      seeding.set(key, entry);
+    }
+    // writeSeeds drops from `wanted` what the store holds fresher: those leave `seeding` too.
+    const started = [...wanted];
+    const task = writeSeeds(store, wanted).finally(() => {
+      for (const [key, entry] of started) if (seeding.get(key) === entry) seeding.delete(key);
+      seedWrites.delete(task);
+    });
+    seedWrites.add(task);
+  }
+
+  async function writeSeeds(target: Keyv, wanted: Map<string, Entry>): Promise<void> {
+    const keys = [...wanted.keys()];
+    try {
+      const held: readonly unknown[] = await target.getMany(keys);
+      keys.forEach((key, index) => {
+        const stored = held[index];
+        const entry = wanted.get(key);
+        if (entry === undefined || !isEntry(stored) || stored.until < entry.until) return;
+        wanted.delete(key);
+        if (memory.get(key) === entry) memory.set(key, stored);
+      });
+    } catch (error) {
+      // Unknown: write them all (at worst an entry as good as the one it replaces).
+      options.logger?.debug({ err: error, keys: keys.length }, 'cache seed read failed');
+    }
+    if (wanted.size === 0) return;
+    try {
+      const written = await target.setMany(
+        [...wanted].map(([key, entry]) => ({ key, value: entry, ttl: Math.max(1, entry.until - now()) })),
+      );
+      const failed = written.filter((ok) => !ok).length;
+      if (failed > 0) options.logger?.debug({ failed, keys: wanted.size }, 'cache seed write failed');
+    } catch (error) {
+      options.logger?.debug({ err: error, keys: wanted.size }, 'cache seed write failed');
+    }
+  }
+
+  /** A seed whose store write is still under way. */
+  function fromSeeding(key: string): Entry | undefined {
+    const entry = seeding.get(key);
+    return entry !== undefined && entry.until > now() ? entry : undefined;
+  }
+
+  /** The seeds of a loaded answer; a seeds function that throws seeds nothing. */
+  function seedsOf<T>(seeds: CacheFetchOptions<T>['seeds'], value: T): readonly CacheSeed[] {
+    if (seeds === undefined) return [];
+    try {
+      return seeds(value);
+    } catch (error) {
+      options.logger?.debug({ err: error }, 'cache seeds unavailable');
+      return [];
     }
   }
 
@@ -293,6 +403,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
     load: (signal: AbortSignal) => Promise<T>,
     ttl: CacheFetchOptions<T>['ttlMs'],
     fresh: boolean,
+    seeds: CacheFetchOptions<T>['seeds'],
   ): Flight {
     const controller = new AbortController();
     let remote = false;
@@ -320,6 +431,8 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
         const value = await load(controller.signal);
         const ttlMs = typeof ttl === 'function' ? ttl(value) : ttl;
         if (ttlMs > 0) await write(key, { until: now() + ttlMs, value });
+        // After the answer's own write, so the seeds' store work never queues in front of it.
+        seed(seedsOf(seeds, value));
         return value;
       } catch (error) {
         if (error instanceof NotFoundError) {
@@ -364,7 +477,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
       const shared = inFlight.get(key);
       if (shared) return { value: await join<T>(shared, signal), source: 'shared' };
       if (!fetchOptions.fresh) {
-        const hot = fromMemory(key);
+        const hot = fromMemory(key) ?? fromSeeding(key);
         if (hot) return { value: unwrap<T>(hot), source: 'memory' };
         const stored = await fromStore(key);
         if (stored) {
@@ -375,12 +488,15 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
         const late = inFlight.get(key);
         if (late) return { value: await join<T>(late, signal), source: 'shared' };
       }
-      const flight = start(key, load, fetchOptions.ttlMs, fetchOptions.fresh === true);
+      const flight = start(key, load, fetchOptions.ttlMs, fetchOptions.fresh === true, fetchOptions.seeds);
       const value = await join<T>(flight, signal);
       return { value, source: flight.remote ? 'shared' : 'miss' };
     },
     stats() {
       return { inFlight: inFlight.size, memoryEntries: memory.size };
+    },
+    async idle() {
+      await Promise.all([...seedWrites]);
     },
   };
 }

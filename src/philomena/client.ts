@@ -96,6 +96,11 @@ export interface PhilomenaClientOptions {
   /** Overrides of the cache lifetimes (ms). */
   readonly lifetimes?: Partial<Record<keyof typeof LIFETIMES, number>>;
   /**
+   * Cache each image an image search returns as `image(id)` with the search's filter would (its key, its
+   * lifetime), so opening a result costs no board call. Default true; false for a before/after figure.
+   */
+  readonly seedImagesFromSearches?: boolean;
+  /**
    * Told of board calls, cache layers and budget waits (the budget's only when the client makes its own).
    * Breaker state and queue depth are read from `stats()` instead, when someone asks.
    */
@@ -203,6 +208,7 @@ function observe(
     },
     cache: {
       stats: () => cache.stats(),
+      idle: () => cache.idle(),
       async fetch(key, load, fetchOptions) {
         if (observer.cacheLookup === undefined) return cache.fetch(key, load, fetchOptions);
         const endpoint = endpointOf.getStore() ?? 'other';
@@ -344,7 +350,10 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
 
   const client: PhilomenaClient = {
     site,
-    ...imageEndpoints(engine, { reverseUrlTimeoutMs }),
+    ...imageEndpoints(engine, {
+      reverseUrlTimeoutMs,
+      seedImagesFromSearches: options.seedImagesFromSearches ?? true,
+    }),
     ...oembedEndpoints(engine),
     ...tagEndpoints(engine),
     ...commentEndpoints(engine),

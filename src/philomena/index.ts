@@ -13,7 +13,13 @@ export { createClientRegistry } from './registry.js';
 export type { ClientRegistry, ClientRegistryOptions, RegistryCloseOptions } from './registry.js';
 export type * from './client-types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
-export type { CacheFetchOptions, CacheSource, ResponseCache, ResponseCacheOptions } from './cache.js';
+export type {
+  CacheFetchOptions,
+  CacheSeed,
+  CacheSource,
+  ResponseCache,
+  ResponseCacheOptions,
+} from './cache.js';
 export {
   createRequestBudget,
   isSearchPath,

@@ -59,6 +59,8 @@ export interface ClientRegistryOptions {
   /** Identical requests of the program's other processes share one board call (cache.ts `flights`). */
   readonly flights?: SharedFlights;
   readonly lifetimes?: PhilomenaClientOptions['lifetimes'];
+  /** Every client's `seedImagesFromSearches` (client.ts). Default true. */
+  readonly seedImagesFromSearches?: boolean;
   /** Entries of the shared in-memory LRU in front of keyv. Default 500. */
   readonly memoryEntries?: number;
   /** Told of every client's board calls, cache layers and budget waits (events carry the site id). */
@@ -135,6 +137,9 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
         ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
         ...(options.shared === undefined ? {} : { shared: options.shared }),
         ...(options.lifetimes === undefined ? {} : { lifetimes: options.lifetimes }),
+        ...(options.seedImagesFromSearches === undefined
+          ? {}
+          : { seedImagesFromSearches: options.seedImagesFromSearches }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
         ...(options.random === undefined ? {} : { random: options.random }),
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),

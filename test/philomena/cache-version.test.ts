@@ -31,6 +31,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const FINGERPRINTS: Readonly<Record<number, string>> = {
   1: '5173d7b137a2949b',
   2: '444f8951f3614557',
+  3: 'e2f861506777e617',
 };
 
 /**

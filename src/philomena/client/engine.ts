@@ -52,6 +52,28 @@ export interface Endpoint<S extends z.ZodType, R> {
   readonly bodyKey?: string;
   /** How the transport treats this request (one attempt, timeouts not the site's, its own timeout). */
   readonly transport?: Pick<TransportRequest, 'retry' | 'countTimeouts' | 'timeoutMs'>;
+  /**
+   * Answers of other endpoints this answer holds whole (`seedOf`), cached under their own keys when this
+   * answer comes from the board. Only where the other endpoint answers exactly the same for the same
+   * query, or a later call would be served something its own request would not have returned.
+   */
+  readonly seeds?: (value: R) => readonly Seed[];
+}
+
+/** The parts of an endpoint its cache key is made of. */
+type Keyed = Pick<Endpoint<z.ZodType, unknown>, 'resource' | 'path' | 'query' | 'auth' | 'bodyKey'>;
+
+/** Another endpoint's answer, with the lifetime that endpoint gives it. */
+export interface Seed {
+  readonly endpoint: Keyed;
+  readonly value: unknown;
+  readonly ttlMs: number;
+}
+
+/** `value` as `endpoint` would have answered it: cached under its key, for its lifetime. */
+export function seedOf<S extends z.ZodType, R>(endpoint: Endpoint<S, R>, value: R): Seed {
+  const ttlMs = typeof endpoint.ttlMs === 'function' ? endpoint.ttlMs(value) : endpoint.ttlMs;
+  return { endpoint, value, ttlMs };
 }
 
 export interface EngineOptions {
@@ -120,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
     return qs === '' ? endpoint.path : `${endpoint.path}?${qs}`;
   }
 
-  function cacheKey(endpoint: Endpoint<z.ZodType, unknown>): string {
+  function cacheKey(endpoint: Keyed): string {
     const { filter_id: filterId, ...rest } = endpoint.query ?? {};
     let params = queryString(rest);
     if (endpoint.bodyKey) params = params === '' ? endpoint.bodyKey : `${params}&${endpoint.bodyKey}`;
@@ -212,9 +234,16 @@ export function createEngine(options: EngineOptions): Engine {
     };
     const started = performance.now();
     const { signal } = callOptions;
-    const key = cacheKey(endpoint as Endpoint<z.ZodType, unknown>);
+    const key = cacheKey(endpoint);
+    const { seeds } = endpoint;
     const result = await cache.fetch(key, load, {
       ttlMs: endpoint.ttlMs,
+      ...(seeds
+        ? {
+            seeds: (value: R) =>
+              seeds(value).map((s) => ({ key: cacheKey(s.endpoint), value: s.value, ttlMs: s.ttlMs })),
+          }
+        : {}),
       ...(callOptions.fresh ? { fresh: true } : {}),
       ...(signal ? { signal } : {}),
     });

@@ -2,9 +2,24 @@
  * Images: by id, featured, search, reverse search (by URL, by file in memory, by streamed upload) and
  * submission. Reads go without the key, with the view's `filter_id`; an answer holding a new upload is
  * cached briefly (`Engine.ratingLifetime`), since its rating may still be corrected.
+ *
+ * A search seeds the cache of `image` with each image it returns (same filter, same key-less request), so
+ * opening a result costs no board call. That is sound because Philomena answers both with the same
+ * record and the same view: Api.Json.Search.ImageController and Api.Json.ImageController load the image
+ * with the same preloads and render it with ImageView "image.json", whose `spoilered` is
+ * `filter_or_spoiler_hits?(conn, image)` under the filter the same :api pipeline picked (FilterIdPlug
+ * reads `filter_id` for both routes); philomena-dev/philomena and derpibooru/philomena alike (2026). The
+ * search only leaves images out (hidden by the filter, deleted), it never changes one it lists. Reverse
+ * search is left alone: it ignores the filter and may list deleted stubs.
  */
 import type { z } from 'zod';
-import type { Page, PhilomenaClient, ReverseSearchInput, ReverseSearchOptions } from '../../client-types.js';
+import type {
+  FilterOption,
+  Page,
+  PhilomenaClient,
+  ReverseSearchInput,
+  ReverseSearchOptions,
+} from '../../client-types.js';
 import {
   imageResponseSchema,
   imagesResponseSchema,
@@ -14,7 +29,7 @@ import {
 } from '../../schemas.js';
 import { multipartFileBody } from '../../transport.js';
 import { absolutiseImage } from '../../urls.js';
-import { API, page, shortHash, type Engine } from '../engine.js';
+import { API, page, seedOf, shortHash, type Endpoint, type Engine } from '../engine.js';
 import {
   filterQuery,
   imageId,
@@ -39,6 +54,8 @@ async function* fileChunks(file: Uint8Array): AsyncGenerator<Uint8Array> {
 export interface ImageEndpointOptions {
   /** The one attempt of a reverse search by URL (and at least its deadline). */
   readonly reverseUrlTimeoutMs: number;
+  /** Each image a search returns is cached as `image(id)` with the search's filter would cache it. */
+  readonly seedImagesFromSearches: boolean;
 }
 
 export function imageEndpoints(
@@ -47,23 +64,22 @@ export function imageEndpoints(
 ): Pick<PhilomenaClient, 'image' | 'featuredImage' | 'searchImages' | 'reverseSearch' | 'submitImage'> {
   const { site, lifetimes, call, ratingLifetime } = engine;
   const fixImage = <T extends Image>(image: T): T => absolutiseImage(image, site);
+  /** GET images/:id: what `image` calls, and the key and lifetime a search seeds. */
+  const imageEndpoint = (id: number, filter: FilterOption): Endpoint<typeof imageResponseSchema, Image> => ({
+    resource: 'image',
+    what: `image ${id}`,
+    path: `${API}/images/${id}`,
+    query: filterQuery(filter),
+    auth: false,
+    schema: imageResponseSchema,
+    map: (body) => fixImage(body.image),
+    ttlMs: (image) => ratingLifetime(lifetimes.image, [image]),
+  });
 
   return {
     async image(id, callOptions = {}) {
       imageId(id);
-      return call(
-        {
-          resource: 'image',
-          what: `image ${id}`,
-          path: `${API}/images/${id}`,
-          query: filterQuery(callOptions),
-          auth: false,
-          schema: imageResponseSchema,
-          map: (body) => fixImage(body.image),
-          ttlMs: (image) => ratingLifetime(lifetimes.image, [image]),
-        },
-        callOptions,
-      );
+      return call(imageEndpoint(id, callOptions), callOptions);
     },
 
     async featuredImage(callOptions = {}) {
@@ -100,6 +116,12 @@ export function imageEndpoints(
               body.total,
             ),
           ttlMs: (result) => ratingLifetime(lifetimes.imageSearch, result.items),
+          ...(options.seedImagesFromSearches
+            ? {
+                seeds: (result: Page<VisibleImage>) =>
+                  result.items.map((image) => seedOf(imageEndpoint(image.id, callOptions), image)),
+              }
+            : {}),
         },
         callOptions,
       );
