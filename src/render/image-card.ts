@@ -345,7 +345,31 @@ export function previewOf(image: VisibleImage, site: Site): string | null {
   const picture = isVideo(image)
     ? pictureOf(image, site).picture
     : notSvg(httpsUrl(reps.medium, site) ?? httpsUrl(reps.thumb, site));
-  return picture !== null && picture.length <= MEDIA_URL_MAX ? picture : null;
+  return mediaUrl(picture);
+}
+
+/**
+ * A URL as a media item takes it, or null: a plain host, only RFC 3986 characters after it (Discord
+ * checks media URLs as `format: uri`, which `|`, `^` or a stray `%` the URL parser keeps would fail),
+ * `@` encoded there too (no text reading of it holds a mention), no fragment, at most MEDIA_URL_MAX.
+ * Servers decode what is percent-encoded, so the file is the same.
+ */
+export function mediaUrl(url: string | null): string | null {
+  if (url === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!/^https?:$/.test(parsed.protocol) || !/^[a-z0-9.-]+$/i.test(parsed.hostname)) return null;
+  // After parsing, the path and query are ASCII: every other code point is already percent-encoded.
+  const tail = `${parsed.pathname}${parsed.search}`.replace(
+    /%(?![0-9a-f]{2})|[^a-z0-9\-._~!$&'()*+,;=:/?%]/gi,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+  const out = `${parsed.protocol}//${parsed.host}${tail}`;
+  return out.length <= MEDIA_URL_MAX ? out : null;
 }
 
 /** The URL with its path's extension `from` replaced by `to`; null when the path does not end in `from`. */
@@ -406,9 +430,7 @@ function spoilerAltText(image: VisibleImage): string {
  */
 function cardMedia(image: VisibleImage, site: Site, spoiler: boolean): CardMedia | null {
   if (!image.thumbnails_generated) return null;
-  const fits = (url: string | null): url is string => url !== null && url.length <= MEDIA_URL_MAX;
-  const picture = pictureOf(image, site).picture;
-  const still = fits(picture) ? picture : null;
+  const still = mediaUrl(pictureOf(image, site).picture);
   const description = spoiler ? spoilerAltText(image) : tagAltText(image);
   const media = (url: string, kind: CardMedia['kind']): CardMedia => ({
     url,
@@ -418,11 +440,11 @@ function cardMedia(image: VisibleImage, site: Site, spoiler: boolean): CardMedia
     still,
   });
   if (isVideo(image)) {
-    const mp4 = mp4Of(image, site);
-    if (fits(mp4)) return media(mp4, 'video');
+    const mp4 = mediaUrl(mp4Of(image, site));
+    if (mp4 !== null) return media(mp4, 'video');
   } else if (image.animated && (image.format === 'gif' || image.mime_type.toLowerCase() === 'image/gif')) {
-    const gif = withExtension(httpsUrl(image.representations.full, site), /\.gif$/i, '.gif');
-    if (fits(gif)) return media(gif, 'animation');
+    const gif = mediaUrl(withExtension(httpsUrl(image.representations.full, site), /\.gif$/i, '.gif'));
+    if (gif !== null) return media(gif, 'animation');
   }
   if (still === null) return null;
   return media(still, /\.gif$/i.test(new URL(still).pathname) && image.animated ? 'animation' : 'image');

@@ -3,6 +3,7 @@ export {
   createDescriptionMemo,
   hiddenByFilter,
   imageCard,
+  mediaUrl,
   pictureOf,
   plainMediaText,
   previewOf,

@@ -7,10 +7,28 @@
  * The board's reading of a query is modelled by the local Philomena's own parser (test/fakes/philomena
  * `parseQuery`), a second model beside the lexer model in test/bot/safety.test.ts: a query that escapes its
  * brackets in either model is a bug.
+ *
+ * The Components V2 renderers (the card as a container, the search grid) get hostile board images: no
+ * exception, Discord's limits, no mention, https only, and the rating rule.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import {
+  ButtonStyle,
+  ComponentType,
+  type APIActionRowComponent,
+  type APIComponentInMessageActionRow,
+  type APIContainerComponent,
+} from 'discord.js';
 import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdown.js';
+import { countComponents, imageCardV2, v2TextLength, V2_CARD_TEXT_MIN } from '../../src/render/card-v2.js';
+import { imageGrid } from '../../src/render/grid.js';
+import { imageCard, type CardContext } from '../../src/render/image-card.js';
+import { escapeInline } from '../../src/render/discord-text.js';
+import { NO_MENTIONS } from '../../src/render/mentions.js';
+import { imageResponseSchema, type Image } from '../../src/philomena/schemas.js';
+import { absolutiseImage } from '../../src/philomena/urls.js';
+import { messageLimitIssues, schemaIssues } from '../fakes/discord/validate.js';
 import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { tagPrefixQuery } from '../../commands/shared/tag-suggestions.js';
 import { maskSuppressedText, extractUnfurlLinks } from '../../commands/unfurl/unfurl.js';
@@ -22,13 +40,14 @@ import { parseQuery, QueryError } from '../fakes/philomena/index.js';
 import type { QueryNode } from '../fakes/philomena/query.js';
 import {
   hostileText,
+  hostileTextUpTo,
   lookAlikeAuthority,
   NASTY_PIECES,
   pathologicalText,
   PATHOLOGICAL_SHAPES,
   wellFormed,
 } from './arbitraries.js';
-import { httpProblems, messageMentionProblems } from './invariants.js';
+import { httpProblems, mentionProblems, messageMentionProblems, walkStrings } from './invariants.js';
 
 /** The query as the board parses it, or null when the board would answer 400 (nothing is shown). */
 function parsed(q: string): QueryNode | null {
@@ -373,6 +392,274 @@ describe('createPageLinkRecogniser and >>123 references', () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('Components V2 renderers over hostile board images', () => {
+  const site = KNOWN_SITES[0]!;
+  const RATING_WORDS = [
+    'safe',
+    'suggestive',
+    'questionable',
+    'explicit',
+    'semi-grimdark',
+    'grimdark',
+    'grotesque',
+  ];
+  /** Planted in plain tags, descriptions, pictures and text sources: must not show where gated. */
+  const TAG_MARK = 'tagmarkv';
+  const DESC_MARK = 'descmarkv';
+  const PIC_MARK = 'picmarkv';
+  const SOURCE_MARK = 'srcmarkv';
+
+  /** The rating rule, written out rather than imported: the rating set is exactly {safe}. */
+  const safeByRule = (tags: readonly string[]): boolean => {
+    const ratings = new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => RATING_WORDS.includes(t)));
+    return ratings.size === 1 && ratings.has('safe');
+  };
+
+  const tag = fc.oneof(
+    fc.constantFrom(...RATING_WORDS, ' Safe ', 'EXPLICIT'),
+    fc
+      .tuple(fc.constantFrom('artist', 'colorist', 'prompter', 'generator', 'Artist'), hostileText(4))
+      .map(([ns, name]) => `${ns}:${name}`),
+    hostileText(4).map((text) => `${TAG_MARK} ${text}`),
+  );
+  const pictureUrl = fc.oneof(
+    fc.constantFrom(
+      `https://derpicdn.net/img/2024/1/1/1/${PIC_MARK}/large.png`,
+      `http://derpicdn.net/img/2024/1/1/1/${PIC_MARK}/thumb.webm`,
+      `//derpicdn.net/img/2024/1/1/1/${PIC_MARK}/full.gif`,
+      `/img/2024/1/1/1/${PIC_MARK}/medium.svg`,
+      `https://derpicdn.net/img/view/2024/1/1/${PIC_MARK}.webm`,
+      `https://derpicdn.net/img/2024/1/1/1/${PIC_MARK}/full.mp4`,
+      `data:image/png;base64,${PIC_MARK}`,
+      `javascript:alert('${PIC_MARK}')`,
+      `https://user:pw@evil.test/${PIC_MARK}.png`,
+    ),
+    hostileText(3).map(
+      (text) =>
+        `https://derpicdn.net/${PIC_MARK}/${encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, '?'))}.gif`,
+    ),
+    hostileText(3).map((text) => `http://${PIC_MARK}.test/${text}`),
+    fc.nat({ max: 2500 }).map((n) => `https://derpicdn.net/${PIC_MARK}/${'x'.repeat(n)}.png`),
+  );
+  const source = fc.oneof(
+    hostileText(4).map((text) => `${SOURCE_MARK} ${text}`),
+    fc.constantFrom('http://evil.test/a', 'https://real.site@evil.test/x', 'javascript:alert(1)'),
+    hostileText(3).map((text) => `https://evil.test/${text}?a=<@1>&b=@everyone`),
+    fc.nat({ max: 1500 }).map((n) => `https://long.test/${'x'.repeat(n)}`),
+  );
+  const imageJson = fc.record({
+    id: fc.nat({ max: 2 ** 31 }),
+    hidden_from_users: fc.constant(false),
+    animated: fc.boolean(),
+    aspect_ratio: fc.constant(1),
+    comment_count: fc.integer(),
+    created_at: fc.constant('2024-01-01T00:00:00Z'),
+    updated_at: fc.constant('2024-01-01T00:00:00Z'),
+    first_seen_at: fc.constant('2024-01-01T00:00:00Z'),
+    description: hostileTextUpTo(6000).map((text) => `${DESC_MARK} ${text} ${DESC_MARK}`),
+    downvotes: fc.integer(),
+    upvotes: fc.integer(),
+    score: fc.integer(),
+    faves: fc.integer(),
+    format: fc.oneof(fc.constantFrom('png', 'jpg', 'gif', 'svg', 'webm', 'mp4'), hostileText(2)),
+    width: fc.nat(),
+    height: fc.nat(),
+    mime_type: fc.constantFrom('image/png', 'image/gif', 'video/webm', 'video/mp4', 'image/svg+xml', 'x'),
+    representations: fc.record(
+      {
+        full: pictureUrl,
+        large: pictureUrl,
+        medium: pictureUrl,
+        small: pictureUrl,
+        tall: pictureUrl,
+        thumb: pictureUrl,
+        thumb_small: pictureUrl,
+        thumb_tiny: pictureUrl,
+        webm: pictureUrl,
+        mp4: pictureUrl,
+      },
+      { requiredKeys: ['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'] },
+    ),
+    source_urls: fc.array(source, { maxLength: 30 }),
+    spoilered: fc.boolean(),
+    // Half start `safe`, so the gates past the rating rule (spoilers, processing, media) are reached often.
+    tags: fc
+      .tuple(fc.boolean(), fc.array(tag, { maxLength: 40 }))
+      .map(([safe, rest]) => (safe ? ['safe', ...rest.filter((t) => !RATING_WORDS.includes(t))] : rest)),
+    thumbnails_generated: fc.boolean(),
+    view_url: pictureUrl,
+    wilson_score: fc.constant(0.5),
+  });
+  const stubJson = fc.record({
+    id: fc.nat({ max: 2 ** 31 }),
+    hidden_from_users: fc.constant(true),
+    deletion_reason: fc.option(hostileTextUpTo(2000), { nil: null }),
+    duplicate_of: fc.option(fc.nat({ max: 2 ** 31 }), { nil: null }),
+  });
+  /** A generated board answer as the client reads it (schema, then absolutiseImage); tag ids 0..n-1. */
+  const image: fc.Arbitrary<Image> = fc
+    .oneof({ weight: 6, arbitrary: imageJson }, { weight: 1, arbitrary: stubJson })
+    .map((json) => {
+      const raw: Record<string, unknown> = { ...json };
+      if (Array.isArray(raw['tags'])) {
+        raw['tag_count'] = raw['tags'].length;
+        raw['tag_ids'] = raw['tags'].map((_, i) => i);
+      }
+      const parsed = imageResponseSchema.safeParse({ image: raw });
+      return parsed.success ? absolutiseImage(parsed.data.image, site) : undefined;
+    })
+    .filter((value): value is Image => value !== undefined);
+  const filter = fc.option(
+    fc.record({
+      name: hostileTextUpTo(300),
+      spoileredTagIds: fc.array(fc.nat({ max: 45 }), { maxLength: 10 }),
+      hiddenTagIds: fc.array(fc.nat({ max: 45 }), { maxLength: 10 }),
+    }),
+    { nil: undefined },
+  );
+  const context: fc.Arbitrary<CardContext> = fc
+    .record({
+      ageRestricted: fc.boolean(),
+      reveal: fc.boolean(),
+      footerExtra: fc.option(fc.oneof(hostileText(3), fc.constant('@everyone 1 of 2')), { nil: undefined }),
+      filter,
+    })
+    .map(({ footerExtra, filter: f, ...rest }) => ({
+      site,
+      ...rest,
+      ...(footerExtra === undefined ? {} : { footerExtra }),
+      ...(f === undefined ? {} : { filter: f }),
+    }));
+
+  const row = (prefix: string): APIActionRowComponent<APIComponentInMessageActionRow> => ({
+    type: ComponentType.ActionRow,
+    components: ['a', 'b', 'c'].map((id) => ({
+      type: ComponentType.Button,
+      style: ButtonStyle.Secondary,
+      custom_id: `${prefix}${id}`,
+      label: id,
+    })),
+  });
+
+  function allText(value: unknown): string {
+    const parts: string[] = [];
+    walkStrings(value, (_path, text) => parts.push(text));
+    return parts.join('\n');
+  }
+
+  /** Discord's limits (its OpenAPI and the documented ones), mentions, https: every problem found. */
+  function v2Problems(containers: readonly APIContainerComponent[]): string[] {
+    const body = { flags: 1 << 15, components: containers, allowed_mentions: NO_MENTIONS };
+    const problems = [
+      ...[...schemaIssues('MessageCreateRequest', body), ...messageLimitIssues(body)].map((issue) =>
+        JSON.stringify(issue),
+      ),
+      ...httpProblems(containers),
+    ];
+    walkStrings(containers, (path, text) => {
+      problems.push(...mentionProblems(path, text));
+      if (/\.media\.url$/.test(path) && !text.startsWith('https://'))
+        problems.push(`${path} is not https: ${text}`);
+    });
+    if (countComponents(containers) > 40) problems.push(`${countComponents(containers)} components`);
+    if (v2TextLength(containers) > 4000) problems.push(`${v2TextLength(containers)} characters of text`);
+    return problems;
+  }
+
+  function galleryItems(container: APIContainerComponent): { url: string; spoiler: boolean }[] {
+    return container.components.flatMap((component) =>
+      component.type === ComponentType.MediaGallery
+        ? component.items.map((item) => ({ url: item.media.url, spoiler: item.spoiler === true }))
+        : [],
+    );
+  }
+
+  it('GIVEN any image, context and budget THEN the V2 card keeps the limits, no mention, https only, and the rating rule', () => {
+    fc.assert(
+      fc.property(
+        image,
+        context,
+        fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+        (img, ctx, textMax) => {
+          const card = imageCard(img, ctx);
+          const v2 = imageCardV2(card, { rows: [row('')], ...(textMax === undefined ? {} : { textMax }) });
+          expect(v2Problems([v2.container])).toEqual([]);
+          expect(countComponents([v2.container])).toBeLessThanOrEqual(8);
+          expect(v2TextLength([v2.container])).toBeLessThanOrEqual(
+            Math.min(4000, Math.max(textMax ?? 4000, V2_CARD_TEXT_MIN)),
+          );
+          const items = galleryItems(v2.container);
+          expect(items.length).toBeLessThanOrEqual(1);
+          const text = allText(v2.container);
+          expect(text).toContain(`/images/${img.id})`);
+          if (img.kind !== 'image') {
+            expect(items).toEqual([]);
+            return;
+          }
+          expect(text).toContain('**Credit**');
+          if (!ctx.ageRestricted && !safeByRule(img.tags)) {
+            // Never pictured, not even behind a spoiler; no tags, description or text sources.
+            expect(items).toEqual([]);
+            for (const mark of [PIC_MARK, TAG_MARK, DESC_MARK, SOURCE_MARK]) expect(text).not.toContain(mark);
+          } else if (img.spoilered && ctx.reveal !== true) {
+            expect(text).not.toContain(DESC_MARK);
+            for (const item of items) expect(item.spoiler).toBe(true);
+            const hidden = new Set(ctx.filter?.hiddenTagIds ?? []);
+            if (ctx.filter === undefined || img.tag_ids.some((id) => hidden.has(id)))
+              expect(items).toEqual([]);
+          }
+          if (!img.thumbnails_generated) expect(items).toEqual([]);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('GIVEN any page of images THEN the grid keeps the limits, no mention, https only, and lists only what may be shown', () => {
+    fc.assert(
+      fc.property(
+        fc.array(image, { maxLength: 14 }),
+        fc.boolean(),
+        filter,
+        hostileTextUpTo(500),
+        fc.option(hostileTextUpTo(500), { nil: undefined }),
+        (images, ageRestricted, f, heading, footer) => {
+          const grid = imageGrid(images, {
+            site,
+            ageRestricted,
+            ...(f === undefined ? {} : { filter: f }),
+            heading: escapeInline(heading),
+            ...(footer === undefined ? {} : { footer }),
+            rows: [row('grid-')],
+          });
+          expect(v2Problems([grid.container])).toEqual([]);
+          const items = galleryItems(grid.container);
+          expect(items.length).toBeLessThanOrEqual(10);
+          expect(grid.shown.length).toBeLessThanOrEqual(10);
+          const hidden = new Set(f?.hiddenTagIds ?? []);
+          for (const shown of grid.shown) {
+            expect(images).toContain(shown);
+            if (!ageRestricted) expect(safeByRule(shown.tags)).toBe(true);
+            expect(shown.tag_ids.some((id) => hidden.has(id))).toBe(false);
+          }
+          // Pictured: at most the shown ones with thumbnails, spoilered ones behind a spoiler.
+          const picturable = grid.shown.filter((img) => img.thumbnails_generated);
+          expect(items.length).toBeLessThanOrEqual(picturable.length);
+          const spoilers = picturable.filter((img) => img.spoilered).length;
+          expect(items.filter((item) => item.spoiler).length).toBeLessThanOrEqual(spoilers);
+          const text = allText(grid.container);
+          expect(text).not.toContain(DESC_MARK);
+          if (!ageRestricted && images.every((img) => img.kind !== 'image' || !safeByRule(img.tags))) {
+            expect(text).not.toContain(PIC_MARK);
+            expect(grid.shown).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

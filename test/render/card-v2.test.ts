@@ -19,7 +19,13 @@ import {
   V2_CARD_TEXT_MIN,
   type V2Card,
 } from '../../src/render/card-v2.js';
-import { imageCard, type CardContext, type Gate, type ImageCard } from '../../src/render/image-card.js';
+import {
+  imageCard,
+  mediaUrl,
+  type CardContext,
+  type Gate,
+  type ImageCard,
+} from '../../src/render/image-card.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import { MEDIA_DESCRIPTION_MAX, V2_COMPONENTS_MAX, V2_TEXT_MAX } from '../../src/render/limits.js';
 import {
@@ -439,6 +445,24 @@ describe('card media by format', () => {
       expect(card.media?.kind).toBe('image');
       expect(card.media?.url).toMatch(/\.png$/);
     });
+  });
+});
+
+describe('mediaUrl', () => {
+  it.each([
+    ['https://derpicdn.net/img/1/large.png', 'https://derpicdn.net/img/1/large.png'],
+    [
+      'https://a.test/p|q^r/@everyone?x=<@1>&y=|#frag',
+      'https://a.test/p%7Cq%5Er/%40everyone?x=%3C%401%3E&y=%7C',
+    ],
+    ['https://a.test/100%/%41', 'https://a.test/100%25/%41'],
+    ['https://a.test/ü (1)', 'https://a.test/%C3%BC%20(1)'],
+    ['http://127.0.0.1:8080/img/1.png', 'http://127.0.0.1:8080/img/1.png'],
+    ['https://a{b}.test/x', null],
+    ['data:image/png;base64,x', null],
+    [`https://a.test/${'x'.repeat(2100)}`, null],
+  ])('GIVEN %s THEN the media URL is %s', (url, expected) => {
+    expect(mediaUrl(url)).toBe(expected);
   });
 });
 
