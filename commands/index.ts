@@ -125,6 +125,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     now,
     download,
     reverseGate,
+    searchWindow: config.searchWindow,
   });
 
   const unfurl = createUnfurlHandler({

@@ -263,6 +263,7 @@ const envSchema = z
     ),
     FEEDS_PER_SERVER: count(10, 1, 100),
     FEED_MAX_PER_POLL: count(10, 1, 50),
+    SEARCH_WINDOW: count(50, 1, 50),
   })
   .superRefine((env, ctx) => {
     if (env.SHARD_IDS === undefined) return;
@@ -317,6 +318,11 @@ export const configSchema = envSchema.transform((env) => ({
   /** Images one feed posts per poll; the rest are summed up in one line with a link. */
   feedMaxPerPoll: env.FEED_MAX_PER_POLL,
   /**
+   * Search results read per board call while paging (SEARCH_WINDOW, default 50, the board's largest page):
+   * pages and grids inside one window cost no further call. 1 reads one result per page.
+   */
+  searchWindow: env.SEARCH_WINDOW,
+  /**
    * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
    * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).
    */
@@ -360,6 +366,7 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   FEED_INTERVAL: 'for example FEED_INTERVAL=5m (the default), or 1m at the fastest',
   FEEDS_PER_SERVER: 'for example FEEDS_PER_SERVER=10 (the default)',
   FEED_MAX_PER_POLL: 'for example FEED_MAX_PER_POLL=10 (the default)',
+  SEARCH_WINDOW: 'for example SEARCH_WINDOW=50 (the default, the most the board gives per call)',
   SHARD_IDS:
     'for example SHARD_IDS=0,1 with SHARD_COUNT=4 in one process and SHARD_IDS=2,3 in the other, or leave it blank for every shard',
 };

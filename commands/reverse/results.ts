@@ -10,7 +10,14 @@ import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
-import { buttonRow, cardMessage, showImage, type ActionRow } from '../shared/show-image.js';
+import {
+  buttonRow,
+  cardMessage,
+  formOfMessage,
+  showImage,
+  type ActionRow,
+  type CardForm,
+} from '../shared/show-image.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
@@ -96,7 +103,12 @@ function navRow(state: ReversePage): ActionRow[] {
   ];
 }
 
-async function renderPage(ids: readonly number[], state: ReversePage, context: CommandContext) {
+async function renderPage(
+  ids: readonly number[],
+  state: ReversePage,
+  context: CommandContext,
+  form?: CardForm,
+) {
   const id = ids[state.page - 1];
   if (id === undefined) throw new UserFacingError('That result is gone. Run the search again.');
   const view = context.view.forSite(state.site);
@@ -105,6 +117,7 @@ async function renderPage(ids: readonly number[], state: ReversePage, context: C
   });
   return cardMessage(card, state.site, fetched.image.id, {
     rows: navRow({ ...state, issuedAt: context.now() }),
+    ...(form === undefined ? {} : { form }),
   });
 }
 
@@ -171,7 +184,13 @@ export function reverseButtons(): Record<string, ButtonHandler> {
       const page =
         action === 'prev' ? Math.max(1, state.page - 1) : Math.min(stored.ids.length, state.page + 1);
       return messageReply(
-        await renderPage(stored.ids, { ...state, page, total: stored.ids.length }, context),
+        await renderPage(
+          stored.ids,
+          { ...state, page, total: stored.ids.length },
+          context,
+          // The owner's click edits the message in place: it keeps its form.
+          formOfMessage(interaction.message),
+        ),
       );
     },
   });

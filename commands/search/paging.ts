@@ -1,24 +1,53 @@
 /**
- * Paging of /search: one image per page, the state in the custom_id (site, page, total, sort, seed, owner,
- * creation time, private) and the query in the store under a short token. Only the member who searched
- * may page; a click after 15 minutes, or on a token the store has lost, answers "expired".
+ * Paging of /search: one image per page (a card) or ten (a grid), the state in the custom_id (site, page,
+ * total, sort, seed, owner, creation time, private, grid) and the query in the store under a short token.
+ * Only the member who searched may page; a click after 15 minutes, or on a token the store has lost,
+ * answers "expired".
+ *
+ * Results are read from the board in windows of `searchWindow` (50 by default, the board's largest page),
+ * and a page is cut from its window: Previous, Next and Random inside a window find it in the response
+ * cache and cost no board call, and the window's images are cached under their own ids for Show card,
+ * /image and a grid's pick.
  */
-import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
+import {
+  ButtonStyle,
+  ComponentType,
+  type APIButtonComponent,
+  type APIStringSelectComponent,
+} from 'discord.js';
 import { z } from 'zod';
 import type { SortDirection, SortField } from '../../src/philomena/client-types.js';
+import type { VisibleImage } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { messageReply, type Reply } from '../../src/discord/contract.js';
-import type { ButtonHandler, CommandContext } from '../shared/context.js';
+import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
+import type { ButtonHandler, CommandContext, SelectHandler } from '../shared/context.js';
 import type { View } from '../shared/view.js';
 import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
-import { buttonRow, cardContext, cardMessage, filterContext, type ActionRow } from '../shared/show-image.js';
-import { imageCard } from '../../src/render/index.js';
+import {
+  buttonRow,
+  cardContext,
+  cardMessage,
+  filterContext,
+  formOfMessage,
+  showImage,
+  type CardForm,
+  type ControlRow,
+} from '../shared/show-image.js';
+import { escapeInline, GALLERY_ITEMS_MAX, imageCard, imageGrid, truncate } from '../../src/render/index.js';
+import { creditsOf } from '../../src/philomena/tags.js';
 import { safeSearchQuery } from '../shared/safety.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 
 export const SORTS = ['newest', 'oldest', 'score', 'wilson', 'faves', 'random', 'relevance'] as const;
 export type Sort = (typeof SORTS)[number];
+
+/** How /search shows its results: a card per page, or a grid of ten. */
+export const VIEWS = ['card', 'grid'] as const;
+export type SearchView = (typeof VIEWS)[number];
+
+/** Images on one grid page: one media gallery's worth. */
+export const GRID_SIZE = GALLERY_ITEMS_MAX;
 
 const SORT_CODES: Readonly<Record<Sort, string>> = {
   newest: 'n',
@@ -63,7 +92,9 @@ export type SearchAction = 'prev' | 'next' | 'rand' | 'pub';
 export interface SearchPage {
   readonly site: Site;
   readonly token: string;
+  /** The card's result number, or the grid's page number (from 1). */
   readonly page: number;
+  /** Results (card), or grid pages (grid). */
   readonly total: number;
   readonly sort: Sort;
   readonly seed: number;
@@ -71,6 +102,8 @@ export interface SearchPage {
   /** When the buttons were made, ms. */
   readonly issuedAt: number;
   readonly private: boolean;
+  /** Ten results a page in one gallery, instead of one card. */
+  readonly grid: boolean;
 }
 
 /** A search button's fields as its custom_id holds them: everything but the query (in the store). */
@@ -88,7 +121,8 @@ const searchButton = buttonCodec<SearchAction, SearchButtonFields>({
       segment.time,
       segment.flag,
     ])
-    .transform(([site, token, page, total, sortCode, seed, owner, issuedAt, isPrivate]) => ({
+    .rest(segment.flag)
+    .transform(([site, token, page, total, sortCode, seed, owner, issuedAt, isPrivate, grid]) => ({
       site,
       token,
       page,
@@ -98,6 +132,8 @@ const searchButton = buttonCodec<SearchAction, SearchButtonFields>({
       owner,
       issuedAt,
       private: isPrivate,
+      // Buttons made before the grid existed have no tenth segment: they page cards.
+      grid: grid === true,
     })),
   write: (state) => [
     state.site,
@@ -109,11 +145,19 @@ const searchButton = buttonCodec<SearchAction, SearchButtonFields>({
     state.owner,
     encodeTime(state.issuedAt),
     state.private ? 1 : 0,
+    state.grid ? 1 : 0,
   ],
 });
 
 /** The custom_id fields of a page: its site as a code. */
 type SearchButtonFields = Omit<SearchPage, 'site'> & { readonly site: string };
+
+/** A grid's item picker: anyone may pick, and sees that image's card privately. */
+const pickCodec = buttonCodec<'pick', { readonly site: string }>({
+  namespace: SEARCH_NS,
+  schema: z.tuple([segment.siteCode]).transform(([site]) => ({ site })),
+  write: ({ site }) => [site],
+});
 
 export function encodeSearchButton(action: SearchAction, state: SearchPage): string {
   return searchButton.encode(action, { ...state, site: siteCode(state.site) });
@@ -135,7 +179,7 @@ export function boardQuery(query: string, view: View): string {
   return safeSearchQuery(query, view.ageRestricted);
 }
 
-function navButtons(state: SearchPage): ActionRow[] {
+function navButtons(state: SearchPage): ControlRow[] {
   const button = (action: SearchAction, label: string, disabled: boolean): APIButtonComponent => ({
     type: ComponentType.Button,
     style: action === 'pub' ? ButtonStyle.Primary : ButtonStyle.Secondary,
@@ -143,7 +187,7 @@ function navButtons(state: SearchPage): ActionRow[] {
     custom_id: encodeSearchButton(action, state),
     disabled,
   });
-  const rows: ActionRow[] = [];
+  const rows: ControlRow[] = [];
   if (state.total > 1) {
     rows.push(
       buttonRow([
@@ -157,42 +201,126 @@ function navButtons(state: SearchPage): ActionRow[] {
   return rows;
 }
 
+/** The grid's select: one option per image shown, its id as the value. */
+function pickRow(site: Site, shown: readonly VisibleImage[]): ControlRow[] {
+  if (shown.length === 0) return [];
+  const select: APIStringSelectComponent = {
+    type: ComponentType.StringSelect,
+    custom_id: pickCodec.encode('pick', { site: siteCode(site) }),
+    placeholder: 'Show one of these as a full card (only to you)',
+    min_values: 1,
+    max_values: 1,
+    options: shown.map((image, index) => {
+      const names = creditsOf(image.tags).map((credit) => credit.name);
+      return {
+        label: truncate(`${index + 1}. #${image.id}`, 100),
+        value: String(image.id),
+        // Select options show text as typed: no Markdown to escape, and no mention is parsed there.
+        description: truncate(names.length > 0 ? names.join(', ') : 'artist unknown', 100),
+      };
+    }),
+  };
+  return [{ type: ComponentType.ActionRow, components: [select] }];
+}
+
+/** The part of the results one board call reads: `size` of them from `offset` (0-based). */
+interface ResultWindow {
+  readonly items: readonly VisibleImage[];
+  readonly total: number;
+  readonly offset: number;
+}
+
+/** Reads results in windows of `size`, the board's pages of that size, so a page is cut from its window. */
+function windowReader(query: string, state: SearchPage, view: View, context: CommandContext) {
+  const client = context.registry.client(state.site);
+  const size = Math.min(Math.max(1, context.searchWindow), 50);
+  return async (index: number): Promise<ResultWindow> => {
+    const number = Math.floor(index / size) + 1;
+    const result = await client.searchImages({
+      q: boardQuery(query, view),
+      ...sortParams(state.sort, state.seed),
+      page: number,
+      perPage: size,
+      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
+    });
+    return { items: result.items, total: result.total, offset: (number - 1) * size };
+  };
+}
+
+/** How many grid pages `total` results make. */
+function gridPages(total: number): number {
+  return Math.max(1, Math.ceil(total / GRID_SIZE));
+}
+
 /**
- * Fetches page `state.page` (clamped to what the board has now) and builds its message. Returns undefined
- * when the search has no results at all.
+ * The results of page `state.page` (a card's one, or a grid's ten), clamped to what the board has now:
+ * when images were removed since the buttons were made, the new last page.
+ */
+async function pageResults(
+  read: (index: number) => Promise<ResultWindow>,
+  state: SearchPage,
+): Promise<{ items: readonly VisibleImage[]; total: number; page: number }> {
+  const per = state.grid ? GRID_SIZE : 1;
+  const cut = (window: ResultWindow, page: number) => {
+    const from = (page - 1) * per - window.offset;
+    return window.items.slice(Math.max(0, from), Math.max(0, from + per));
+  };
+  const first = (state.page - 1) * per;
+  let window = await read(first);
+  let page = state.page;
+  let items = cut(window, page);
+  if (items.length === 0 && window.total > 0) {
+    page = Math.max(1, Math.min(page, Math.ceil(window.total / per)));
+    window = await read((page - 1) * per);
+    items = cut(window, page);
+  }
+  return { items, total: window.total, page };
+}
+
+/**
+ * Reads page `state.page` and builds its message, in the `form` of the message it replaces (a grid is
+ * always Components V2). Undefined when the search has no results at all.
  */
 export async function renderSearchPage(
   query: string,
   state: SearchPage,
   context: CommandContext,
-  options: { readonly withButtons: boolean },
-) {
+  options: { readonly withButtons: boolean; readonly form?: CardForm },
+): Promise<MessageBody | undefined> {
   const view = context.view.forSite(state.site);
   const client = context.registry.client(state.site);
-  const search = (page: number) =>
-    client.searchImages({
-      q: boardQuery(query, view),
-      ...sortParams(state.sort, state.seed),
-      page,
-      perPage: 1,
-      ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
-    });
-  const [first, filter] = await Promise.all([
-    search(state.page),
+  const [results, filter] = await Promise.all([
+    pageResults(windowReader(query, state, view, context), state),
     filterContext(client, view.filterId, context.logger),
   ]);
-  let result = first;
-  let page = state.page;
-  if (result.items.length === 0 && result.total > 0) {
-    // Images were removed since the buttons were made: show the new last page.
-    page = Math.min(page, result.total);
-    result = await search(page);
-  }
-  const image = result.items[0];
+  const { items, total, page } = results;
+  const image = items[0];
   if (image === undefined) return undefined;
-  const next: SearchPage = { ...state, page, total: result.total, issuedAt: context.now() };
-  const card = imageCard(image, cardContext(view, filter, { footerExtra: `${page} of ${result.total}` }));
-  return cardMessage(card, state.site, image.id, { rows: options.withButtons ? navButtons(next) : [] });
+  const pages = state.grid ? gridPages(total) : total;
+  const next: SearchPage = { ...state, page, total: pages, issuedAt: context.now() };
+  const nav = options.withButtons ? navButtons(next) : [];
+  if (state.grid) {
+    const from = (page - 1) * GRID_SIZE + 1;
+    const heading = `**Search:** ${escapeInline(truncate(query, 200))} · ${from}–${from + items.length - 1} of ${total}`;
+    const layout = (rows: readonly ControlRow[]) =>
+      imageGrid(items, {
+        site: state.site,
+        ageRestricted: view.ageRestricted,
+        ...(filter === undefined ? {} : { filter }),
+        heading,
+        footer: `${state.site.name} · page ${page} of ${pages}`,
+        rows,
+      });
+    // Laid out once without the picker to learn which images the rating rule and the filter let show.
+    const shown = layout([]).shown;
+    const withRows = layout([...pickRow(state.site, shown), ...nav]);
+    return { componentsV2: true, components: [withRows.container] };
+  }
+  const card = imageCard(image, cardContext(view, filter, { footerExtra: `${page} of ${total}` }));
+  return cardMessage(card, state.site, image.id, {
+    rows: nav,
+    ...(options.form === undefined ? {} : { form: options.form }),
+  });
 }
 
 export function noResultsText(view: View): string {
@@ -247,7 +375,10 @@ export function searchButtons(random: () => number = Math.random): Record<string
         stored.query,
         { ...state, page, ...(action === 'pub' ? { private: false } : {}) },
         context,
-        { withButtons: action !== 'pub' },
+        // Paging edits the message in place, which keeps its form; "Post publicly" is a new message.
+        action === 'pub'
+          ? { withButtons: false }
+          : { withButtons: true, form: formOfMessage(interaction.message) },
       );
       if (message === undefined) return dead('No images match that search any more.');
       return messageReply(message);
@@ -259,4 +390,24 @@ export function searchButtons(random: () => number = Math.random): Record<string
     [searchButton.key('rand')]: handler('rand'),
     [searchButton.key('pub')]: handler('pub'),
   };
+}
+
+/** A grid's picker: the chosen image's full card, to the member who chose, under this channel's rules. */
+export function searchSelects(): Record<string, SelectHandler> {
+  const pick: SelectHandler = {
+    defer: () => 'ephemeral',
+    async run(interaction, args, context) {
+      const fields = pickCodec.decode(args);
+      const site =
+        fields === undefined
+          ? undefined
+          : siteOfCode(fields.site, context.sites.all, context.sites.defaultSite);
+      const id = z.coerce.number().int().nonnegative().safeParse(interaction.values[0]);
+      if (site === undefined || !id.success) throw new UserFacingError('That choice no longer works.');
+      const view = context.view.forSite(site);
+      const { fetched, card } = await showImage(context.registry.client(site), id.data, view, context.logger);
+      return messageReply(cardMessage(card, site, fetched.image.id));
+    },
+  };
+  return { [pickCodec.key('pick')]: pick };
 }

@@ -7,7 +7,9 @@ import {
   renderSearchPage,
   SEARCH_STATE_KIND,
   searchButtons,
+  searchSelects,
   SORTS,
+  VIEWS,
   type Sort,
 } from './paging.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
@@ -18,7 +20,7 @@ export const searchCommand = {
     .setName('search')
     .setIntegrationTypes(LOOKUP_INSTALLS)
     .setContexts(LOOKUP_CONTEXTS)
-    .setDescription('Search images, one per page')
+    .setDescription('Search images, one per page or ten in a grid')
     .addStringOption((option) =>
       option
         .setName('query')
@@ -33,6 +35,12 @@ export const searchCommand = {
         .setDescription('Order of the results (newest first by default)')
         .addChoices(SORTS.map((sort) => ({ name: sort, value: sort }))),
     )
+    .addStringOption((option) =>
+      option
+        .setName('view')
+        .setDescription('One card per page (the default), or a grid of ten with a picker')
+        .addChoices(VIEWS.map((view) => ({ name: view, value: view }))),
+    )
     .addBooleanOption((option) =>
       option.setName('private').setDescription('Show the results only to you, with a button to post one'),
     )
@@ -42,6 +50,7 @@ export const searchCommand = {
     const query = interaction.options.getString('query', true).trim();
     const sort: Sort = SORTS.find((s) => s === interaction.options.getString('sort')) ?? 'newest';
     const isPrivate = interaction.options.getBoolean('private') ?? false;
+    const grid = interaction.options.getString('view') === 'grid';
     const site = context.view.site;
     const token = await context.state.put(SEARCH_STATE_KIND, { query, owner: interaction.user.id });
     const message = await renderSearchPage(
@@ -56,6 +65,7 @@ export const searchCommand = {
         owner: interaction.user.id,
         issuedAt: context.now(),
         private: isPrivate,
+        grid,
       },
       context,
       { withButtons: true },
@@ -71,4 +81,5 @@ export const searchCommand = {
     });
   },
   buttons: searchButtons(),
+  selects: searchSelects(),
 } satisfies Command;

@@ -6,6 +6,7 @@
 import { ApplicationIntegrationType, InteractionContextType } from 'discord.js';
 import type {
   ButtonHandler as RuntimeButtonHandler,
+  SelectHandler as RuntimeSelectHandler,
   ChatCommand as RuntimeChatCommand,
   Command as RuntimeCommand,
   MessageCommand as RuntimeMessageCommand,
@@ -32,12 +33,15 @@ export interface CommandContext {
   readonly download: Download;
   /** One reverse search per member at a time, a few file searches per process (reverse-gate.ts). */
   readonly reverseGate: ReverseGate;
+  /** Search results read per board call while paging (config SEARCH_WINDOW, 1..50). */
+  readonly searchWindow: number;
 }
 
 export type Command = RuntimeCommand<CommandContext>;
 export type ChatCommand = RuntimeChatCommand<CommandContext>;
 export type MessageCommand = RuntimeMessageCommand<CommandContext>;
 export type ButtonHandler = RuntimeButtonHandler<CommandContext>;
+export type SelectHandler = RuntimeSelectHandler<CommandContext>;
 
 /**
  * Where the lookup commands and menus can be used: installed to a server or to a member, in servers, in

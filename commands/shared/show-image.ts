@@ -5,10 +5,13 @@
 import {
   ButtonStyle,
   ComponentType,
+  MessageFlags,
   type APIActionRowComponent,
   type APIButtonComponent,
-  type APIEmbed,
+  type APIComponentInMessageActionRow,
+  type APIMessageTopLevelComponent,
 } from 'discord.js';
+import type { MessageBody } from '../../src/discord/contract.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image } from '../../src/philomena/schemas.js';
@@ -17,9 +20,13 @@ import type { View } from './view.js';
 import { z } from 'zod';
 import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
+  countComponents,
   fitEmbeds,
   imageCard,
-  NO_MENTIONS,
+  imageCardV2,
+  v2TextLength,
+  V2_COMPONENTS_MAX,
+  V2_TEXT_MAX,
   type CardContext,
   type ImageCard,
 } from '../../src/render/index.js';
@@ -107,36 +114,94 @@ export function revealButton(site: Site, imageId: number, label = 'Reveal'): API
 }
 
 export type ActionRow = APIActionRowComponent<APIButtonComponent>;
+/** A row of buttons or one select menu. */
+export type ControlRow = APIActionRowComponent<APIComponentInMessageActionRow>;
 
 export function buttonRow(buttons: readonly APIButtonComponent[]): ActionRow {
   return { type: ComponentType.ActionRow, components: [...buttons] };
 }
 
-export interface CardMessage {
-  readonly content?: string;
-  readonly embeds: APIEmbed[];
-  readonly components: ActionRow[];
-  readonly allowedMentions: typeof NO_MENTIONS;
+/**
+ * How a card goes out: Components V2 (a container whose gallery shows the picture, plays a video and
+ * spoilers natively) or the classic embed (one still, the video as a link).
+ */
+export type CardForm = 'v2' | 'embed';
+
+/** The form of the message a button or select sits on: an edit of it must keep it (Discord keeps the flag). */
+export function formOfMessage(message: { readonly flags: { has(flag: MessageFlags): boolean } }): CardForm {
+  return message.flags.has(MessageFlags.IsComponentsV2) ? 'v2' : 'embed';
 }
 
-/** The message of a card: the Reveal button first when the card can be revealed, then `rows`. */
+export interface CardMessageOptions {
+  /** Rows after the card (paging buttons, a select). */
+  readonly rows?: readonly ControlRow[];
+  /** A line above the card (a merge note). */
+  readonly content?: string;
+  readonly revealable?: boolean;
+  /**
+   * The form the message must have: that of the message being edited. Left out, a new message: see
+   * {@link cardMessage}.
+   */
+  readonly form?: CardForm;
+}
+
+/** The rows of a card: the Reveal button first when the card can be revealed, then `rows`. */
+function cardRows(card: ImageCard, site: Site, imageId: number, options: CardMessageOptions): ControlRow[] {
+  const reveal =
+    (options.revealable ?? true) && card.revealable ? [buttonRow([revealButton(site, imageId)])] : [];
+  return [...reveal, ...(options.rows ?? [])];
+}
+
+/** The card as Components V2, and whether it lost nothing (every credit and source line, within limits). */
+function v2Body(
+  card: ImageCard,
+  rows: readonly ControlRow[],
+  content: string | undefined,
+): { body: MessageBody; whole: boolean } {
+  const note =
+    content === undefined
+      ? []
+      : [{ type: ComponentType.TextDisplay as const, content: content.slice(0, 2000) }];
+  const textMax = V2_TEXT_MAX - (content?.length ?? 0);
+  const v2 = imageCardV2(card, { rows, textMax });
+  const components: APIMessageTopLevelComponent[] = [...note, v2.container];
+  const whole =
+    v2.complete &&
+    countComponents(components) <= V2_COMPONENTS_MAX &&
+    v2TextLength(components) <= V2_TEXT_MAX;
+  return { body: { componentsV2: true, components }, whole };
+}
+
+/**
+ * Whether Components V2 shows more of this card than an embed: a video that plays (an embed shows a still
+ * and a link), or a picture behind Discord's own spoiler (an embed can show none). For a still or an
+ * animated gif both show the same picture, and the embed keeps its larger text room.
+ */
+export function v2ShowsMore(card: ImageCard): boolean {
+  return card.media !== null && (card.media.kind === 'video' || card.media.spoiler);
+}
+
+/**
+ * The message of one image card. The one place that chooses between Components V2 and embeds: the form
+ * of the message being edited when there is one (Discord cannot take the V2 flag off, and paging keeps
+ * one form); for a new message V2 where it shows more ({@link v2ShowsMore}) and holds the card whole
+ * (V2 has 4,000 characters of text against an embed's 6,000), else the embed.
+ */
 export function cardMessage(
   card: ImageCard,
   site: Site,
   imageId: number,
-  options: {
-    readonly rows?: readonly ActionRow[];
-    readonly content?: string;
-    readonly revealable?: boolean;
-  } = {},
-): CardMessage {
-  const reveal =
-    (options.revealable ?? true) && card.revealable ? [buttonRow([revealButton(site, imageId)])] : [];
+  options: CardMessageOptions = {},
+): MessageBody {
+  const rows = cardRows(card, site, imageId, options);
+  if (options.form === 'v2' || (options.form === undefined && v2ShowsMore(card))) {
+    const v2 = v2Body(card, rows, options.content);
+    if (v2.whole || options.form === 'v2') return v2.body;
+  }
   return {
     ...(options.content === undefined ? {} : { content: options.content }),
     embeds: fitEmbeds([card.embed]),
-    components: [...reveal, ...(options.rows ?? [])],
-    allowedMentions: NO_MENTIONS,
+    components: rows,
   };
 }
 

@@ -8,8 +8,11 @@
  * warning with Discord's code and status, and one private follow-up while the token still works.
  */
 import {
+  ComponentType,
   MessageFlags,
+  type APIMessageTopLevelComponent,
   type ButtonInteraction,
+  type StringSelectMenuInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type MessageContextMenuCommandInteraction,
@@ -24,7 +27,10 @@ export type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';
 
 /** The interactions the runtime answers with messages (autocomplete answers with choices instead). */
 export type Answerable =
-  ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ButtonInteraction;
+  | ChatInputCommandInteraction
+  | MessageContextMenuCommandInteraction
+  | ButtonInteraction
+  | StringSelectMenuInteraction;
 
 /** Discord's limits on an interaction token: 3 s to acknowledge, then 15 min to edit and follow up. */
 const ANSWER_WINDOW_MS = 3000;
@@ -55,12 +61,56 @@ export function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack):
   );
 }
 
-/** A handler's body as sent: what it gave, plus nobody pinged. */
+/** A handler's body as sent: what it gave, the V2 flag when it is a Components V2 body, nobody pinged. */
 export function outgoing(body: MessageBody) {
   return {
     ...(body.content === undefined ? {} : { content: body.content }),
     ...(body.embeds === undefined ? {} : { embeds: [...body.embeds] }),
     ...(body.components === undefined ? {} : { components: [...body.components] }),
+    ...(body.componentsV2 === true ? { flags: MessageFlags.IsComponentsV2 as number } : {}),
+    allowedMentions: NO_MENTIONS,
+  };
+}
+
+/** `shaped` sent privately: Ephemeral added to the flags it already has. */
+function ephemeral(shaped: ReturnType<typeof outgoing>) {
+  return { ...shaped, flags: (shaped.flags ?? 0) | MessageFlags.Ephemeral };
+}
+
+/**
+ * A message's components with every interactive part taken out (action rows, at any depth; a section whose
+ * accessory is a button keeps its text), for a V2 message whose buttons stopped working: emptying its
+ * components, as an embed message's are, would leave nothing of the card.
+ */
+export function withoutControls(components: readonly unknown[]): unknown[] {
+  const kept: unknown[] = [];
+  for (const component of components) {
+    if (typeof component !== 'object' || component === null) continue;
+    const record = component as Record<string, unknown>;
+    if (record['type'] === ComponentType.ActionRow) continue;
+    if (record['type'] === ComponentType.Section) {
+      const accessory = record['accessory'] as Record<string, unknown> | undefined;
+      if (accessory?.['type'] === ComponentType.Button) {
+        kept.push(...withoutControls((record['components'] as unknown[] | undefined) ?? []));
+        continue;
+      }
+    }
+    const children = record['components'];
+    kept.push(Array.isArray(children) ? { ...record, components: withoutControls(children) } : record);
+  }
+  return kept;
+}
+
+/** The edit that takes the controls off the clicked message, keeping a V2 card whole. */
+function controlsOff(interaction: Answerable) {
+  const message = interaction.isMessageComponent() ? interaction.message : undefined;
+  if (message?.flags.has(MessageFlags.IsComponentsV2) !== true) {
+    return { components: [], allowedMentions: NO_MENTIONS };
+  }
+  const components = withoutControls(message.components.map((component) => component.toJSON()));
+  return {
+    components: components as APIMessageTopLevelComponent[],
+    flags: MessageFlags.IsComponentsV2 as number,
     allowedMentions: NO_MENTIONS,
   };
 }
@@ -114,14 +164,14 @@ export function createAcks(options: {
       switch (reply.kind) {
         case 'message':
           if (ack === 'none') {
-            await interaction.reply({ ...outgoing(reply.body), flags: MessageFlags.Ephemeral });
+            await interaction.reply(ephemeral(outgoing(reply.body)));
           } else {
             await interaction.editReply(outgoing(reply.body));
           }
           return;
         case 'expired':
           // The buttons stop working: take them off the message, then say why to the clicker only.
-          if (ack === 'update') await interaction.editReply({ components: [], allowedMentions: NO_MENTIONS });
+          if (ack === 'update') await interaction.editReply(controlsOff(interaction));
           await sendPrivately(interaction, ack, reply.text, false);
           return;
         case 'private':

@@ -97,6 +97,7 @@ export function createChannelPoster(client: Client): ChannelPoster {
             ...(shaped.content === undefined ? {} : { content: shaped.content }),
             ...(shaped.embeds === undefined ? {} : { embeds: shaped.embeds }),
             ...(shaped.components === undefined ? {} : { components: shaped.components }),
+            ...(shaped.flags === undefined ? {} : { flags: shaped.flags }),
             allowed_mentions: shaped.allowedMentions,
             nonce,
             enforce_nonce: true,

@@ -8,9 +8,8 @@
  * settings ...) is built for each interaction by a factory the composition root passes in.
  */
 import type {
-  APIActionRowComponent,
-  APIComponentInMessageActionRow,
   APIEmbed,
+  APIMessageTopLevelComponent,
   ApplicationCommandOptionChoiceData,
   AutocompleteInteraction,
   ButtonInteraction,
@@ -20,16 +19,32 @@ import type {
   MessageContextMenuCommandInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
+  StringSelectMenuInteraction,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
 import type { ChannelPoster } from './channel-poster.js';
 
-/** A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send. */
-export interface MessageBody {
-  readonly content?: string;
-  readonly embeds?: readonly APIEmbed[];
-  readonly components?: readonly APIActionRowComponent<APIComponentInMessageActionRow>[];
-}
+/**
+ * A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send.
+ *
+ * Two forms: the classic one (content, embeds, action rows), or Components V2 (`componentsV2: true`:
+ * containers, text displays, media galleries ... at the top level, and neither content nor embeds, which
+ * Discord refuses beside the flag). The runtime sets the IS_COMPONENTS_V2 flag from `componentsV2`; once a
+ * message has it, every later edit of that message must be V2 too (Discord cannot take the flag off).
+ */
+export type MessageBody =
+  | {
+      readonly content?: string;
+      readonly embeds?: readonly APIEmbed[];
+      readonly components?: readonly APIMessageTopLevelComponent[];
+      readonly componentsV2?: false;
+    }
+  | {
+      readonly componentsV2: true;
+      readonly components: readonly APIMessageTopLevelComponent[];
+      readonly content?: never;
+      readonly embeds?: never;
+    };
 
 /**
  * What a handler answers with:
@@ -64,11 +79,18 @@ export type Incoming<T extends Interaction> = Omit<
 /** How the runtime acknowledges a button click before its handler runs. */
 export type ButtonDeferral = 'update' | 'ephemeral' | 'public';
 
-export interface ButtonHandler<C> {
-  /** Decided from the custom_id and the clicker alone: it runs before the 3 s deadline, without I/O. */
-  defer(interaction: Incoming<ButtonInteraction>, args: readonly string[]): ButtonDeferral;
-  run(interaction: Incoming<ButtonInteraction>, args: readonly string[], context: C): Promise<Reply>;
+/** A message component a member used: a button, or a string select (whose `values` the handler reads). */
+export type ComponentInteraction = ButtonInteraction | StringSelectMenuInteraction;
+
+export interface ComponentHandler<C, I extends ComponentInteraction> {
+  /** Decided from the custom_id and the member alone: it runs before the 3 s deadline, without I/O. */
+  defer(interaction: Incoming<I>, args: readonly string[]): ButtonDeferral;
+  run(interaction: Incoming<I>, args: readonly string[], context: C): Promise<Reply>;
 }
+
+export type ButtonHandler<C> = ComponentHandler<C, ButtonInteraction>;
+/** A string select menu's handler: keyed like buttons, by `<namespace>:<action>` of its custom_id. */
+export type SelectHandler<C> = ComponentHandler<C, StringSelectMenuInteraction>;
 
 export interface ChatCommand<C> {
   readonly kind: 'chat';
@@ -83,6 +105,8 @@ export interface ChatCommand<C> {
   ): Promise<ApplicationCommandOptionChoiceData[]>;
   /** Button handlers keyed by the first two segments of their custom_id, `<namespace>:<action>`. */
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
+  /** String select handlers, keyed the same way (one key space with the buttons). */
+  readonly selects?: Readonly<Record<string, SelectHandler<C>>>;
 }
 
 export interface MessageCommand<C> {
@@ -91,6 +115,7 @@ export interface MessageCommand<C> {
   ephemeral?(interaction: Incoming<MessageContextMenuCommandInteraction>): boolean;
   execute(interaction: Incoming<MessageContextMenuCommandInteraction>, context: C): Promise<Reply>;
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
+  readonly selects?: Readonly<Record<string, SelectHandler<C>>>;
 }
 
 export type Command<C> = ChatCommand<C> | MessageCommand<C>;

@@ -5,7 +5,7 @@
  * member's permissions lack Use External Apps), answers privately from the start, and says why, instead
  * of offering public answers that would not be public.
  */
-import { InteractionContextType, PermissionFlagsBits, type Interaction } from 'discord.js';
+import { ComponentType, InteractionContextType, PermissionFlagsBits, type Interaction } from 'discord.js';
 import { MESSAGE_CONTENT_MAX, truncate } from '../render/index.js';
 import type { Reply } from './contract.js';
 
@@ -23,6 +23,11 @@ export function answersForcedPrivate(interaction: Interaction): boolean {
 /** `reply` with the note in front, so the member knows why nobody else sees it. */
 export function withPrivateNote(reply: Reply): Reply {
   if (reply.kind !== 'message') return reply;
+  if (reply.body.componentsV2 === true) {
+    // A V2 message has no content: the note is its first text display.
+    const note = { type: ComponentType.TextDisplay, content: PRIVATE_HERE_NOTE } as const;
+    return { kind: 'message', body: { ...reply.body, components: [note, ...reply.body.components] } };
+  }
   const content = reply.body.content;
   const text =
     content === undefined || content === '' ? PRIVATE_HERE_NOTE : `${PRIVATE_HERE_NOTE}\n${content}`;

@@ -11,6 +11,7 @@ import {
   MessageFlags,
   type AutocompleteInteraction,
   type ButtonInteraction,
+  type StringSelectMenuInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type MessageContextMenuCommandInteraction,
@@ -24,6 +25,8 @@ import { createAdmissions, type AdmissionKind } from './admission.js';
 import { answerAutocomplete, respondWith } from './autocomplete.js';
 import type {
   ButtonHandler,
+  ComponentHandler,
+  SelectHandler,
   ChatCommand,
   Command,
   ContextFactory,
@@ -86,7 +89,7 @@ export function requesterOf(
 
 function admissionKind(interaction: Interaction): AdmissionKind | undefined {
   if (interaction.isAutocomplete()) return 'autocomplete';
-  if (interaction.isButton()) return 'button';
+  if (interaction.isButton() || interaction.isStringSelectMenu()) return 'button';
   if (interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand()) return 'command';
   return undefined;
 }
@@ -101,6 +104,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const chat = new Map<string, ChatCommand<C>>();
   const message = new Map<string, MessageCommand<C>>();
   const buttons = new Map<string, ButtonHandler<C>>();
+  const selects = new Map<string, SelectHandler<C>>();
   for (const command of deps.commands) {
     const table = command.kind === 'chat' ? chat : message;
     if (table.has(command.data.name)) throw new Error(`two commands are named ${command.data.name}`);
@@ -109,6 +113,10 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     for (const [key, handler] of Object.entries(command.buttons ?? {})) {
       if (buttons.has(key)) throw new Error(`two button handlers for ${key}`);
       buttons.set(key, handler);
+    }
+    for (const [key, handler] of Object.entries(command.selects ?? {})) {
+      if (selects.has(key) || buttons.has(key)) throw new Error(`two component handlers for ${key}`);
+      selects.set(key, handler);
     }
   }
 
@@ -152,9 +160,10 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         command: message.has(interaction.commandName) ? interaction.commandName : 'unknown',
       };
     }
-    if (interaction.isButton()) {
+    if (interaction.isButton() || interaction.isStringSelectMenu()) {
       const key = decodeCustomId(interaction.customId)?.key;
-      return { kind: 'button', command: key !== undefined && buttons.has(key) ? key : 'unknown' };
+      const table: ReadonlyMap<string, unknown> = interaction.isButton() ? buttons : selects;
+      return { kind: 'button', command: key !== undefined && table.has(key) ? key : 'unknown' };
     }
     return undefined;
   }
@@ -187,9 +196,15 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     }
   }
 
-  async function runButton(interaction: ButtonInteraction, logger: Logger, watched: Watch): Promise<void> {
+  /** A button or a select: acknowledged as its handler decides from the custom_id alone, then run. */
+  async function runComponent<I extends ButtonInteraction | StringSelectMenuInteraction>(
+    interaction: I,
+    table: ReadonlyMap<string, ComponentHandler<C, I>>,
+    logger: Logger,
+    watched: Watch,
+  ): Promise<void> {
     const decoded = decodeCustomId(interaction.customId);
-    const handler = decoded === undefined ? undefined : buttons.get(decoded.key);
+    const handler = decoded === undefined ? undefined : table.get(decoded.key);
     if (decoded === undefined || handler === undefined) {
       logger.info({ customId: interaction.customId }, 'button not handled here');
       const gone = new UserFacingError('This button no longer works.');
@@ -253,7 +268,8 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     } else if (
       interaction.isChatInputCommand() ||
       interaction.isMessageContextMenuCommand() ||
-      interaction.isButton()
+      interaction.isButton() ||
+      interaction.isStringSelectMenu()
     ) {
       await acks.answerBriefly(interaction, admission.text, logger);
     }
@@ -279,7 +295,9 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     } else if (interaction.isAutocomplete()) {
       await runAutocomplete(interaction, chat.get(interaction.commandName), logger, watched);
     } else if (interaction.isButton()) {
-      await runButton(interaction, logger, watched);
+      await runComponent(interaction, buttons, logger, watched);
+    } else if (interaction.isStringSelectMenu()) {
+      await runComponent(interaction, selects, logger, watched);
     }
   }
 
@@ -291,7 +309,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       const name =
         interaction.isChatInputCommand() || interaction.isContextMenuCommand() || interaction.isAutocomplete()
           ? interaction.commandName
-          : interaction.isButton()
+          : interaction.isButton() || interaction.isStringSelectMenu()
             ? decodeCustomId(interaction.customId)?.key
             : undefined;
       const logger = deps.logger.child({

@@ -52,6 +52,7 @@ describe('paging state owned by the member who searched', () => {
       owner: INTRUDER,
       issuedAt: NOW,
       private: false,
+      grid: false,
     });
     const decoded = decodeCustomId(forged);
     const handler = searchButtons()[decoded?.key ?? ''];
@@ -85,6 +86,7 @@ describe('paging state owned by the member who searched', () => {
       owner: INTRUDER,
       issuedAt: NOW,
       private: false,
+      grid: false,
     });
     const decoded = decodeCustomId(id);
     const reply = await searchButtons()[decoded?.key ?? '']?.run(

@@ -64,6 +64,7 @@ describe('search paging ids', () => {
     owner: '12345678901234567890',
     issuedAt: Date.UTC(2100, 0, 1),
     private: true,
+    grid: false,
   };
 
   it('GIVEN the widest state THEN every action id fits in 100 characters and decodes to the same state', () => {

@@ -1,6 +1,7 @@
 /** Reading what the bot sent: components, the one embed of a card, its fields and footer. */
 import { expect } from 'vitest';
 import type { FakeDiscord, RecordedMessage } from '../fakes/discord/index.js';
+import { customIdsOf, isComponentsV2, textOf } from '../fakes/discord/v2.js';
 
 /** The parts of an embed the tests read. */
 export interface Embed {
@@ -13,12 +14,14 @@ export interface Embed {
   fields?: { name: string; value: string }[];
 }
 
-/** The custom ids of every component on the message, row by row. */
+/** The custom ids of every component on the message, depth-first (rows, and rows inside containers). */
 export function customIds(message: RecordedMessage): string[] {
-  return message.components.flatMap((row) => {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    return components.flatMap((c) => (c.custom_id === undefined ? [] : [c.custom_id]));
-  });
+  return customIdsOf(message);
+}
+
+/** Markdown escapes taken off (`\*` → `*`), to compare a V2 text with plain text. */
+function unescaped(text: string): string {
+  return text.replace(/\\(.)/g, '$1');
 }
 
 /** The message's only embed (asserts there is exactly one). */
@@ -37,9 +40,26 @@ export function embedField(embed: Embed, name: string | RegExp): string | undefi
   return embed.fields?.find((f) => (typeof name === 'string' ? f.name === name : name.test(f.name)))?.value;
 }
 
-/** The footer text of the first embed ('' when there is none). */
+/**
+ * The footer text of the first embed, or of a Components V2 card (its last small `-# ` line); '' when
+ * there is none.
+ */
 export function footerText(message: RecordedMessage): string {
+  if (isComponentsV2(message)) {
+    const small = textOf(message)
+      .split('\n')
+      .filter((line) => line.startsWith('-# '));
+    return unescaped(small.at(-1)?.slice(3) ?? '');
+  }
   return String((message.embeds[0] as Embed | undefined)?.footer?.text ?? '');
+}
+
+/** The image page a card links to: the embed's url, or a V2 card's heading link; '' when none. */
+export function cardUrl(message: RecordedMessage): string {
+  if (isComponentsV2(message)) {
+    return /^### \[[^\]]*\]\((\S+?)\)/m.exec(textOf(message))?.[1] ?? '';
+  }
+  return String((message.embeds[0] as Embed | undefined)?.url ?? '');
 }
 
 /** "Find source" on a member's message whose one attachment, a PNG, is served at `url`; the final reply. */
