@@ -113,8 +113,6 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     logger: options.logger,
     ...(options.memoryEntries === undefined ? {} : { memoryEntries: options.memoryEntries }),
     ...(options.flights === undefined ? {} : { flights: options.flights }),
-    // Cache lifetimes run on the registry's clock, the one its budget and breaker keep.
-    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const clients = new Map<string, ManagedPhilomenaClient>();
   // undici refuses close() after destroy(): remember what was started, so closing twice is harmless.

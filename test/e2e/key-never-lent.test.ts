@@ -66,10 +66,12 @@ describe('the key is never lent to a member', () => {
 
   it('GIVEN /tag, /image, /featured and /reverse THEN no board request carries the key', async () => {
     const mark = h.booru.requests.length;
-    await h.discord.sendCommand({ name: 'tag', options: { name: 'pony' }, channel: 'plain' }).finalReply();
+    // A new image: one an earlier search returned is cached under its id (searches seed images).
+    const fresh = await h.booru.addImage({ tags: ['safe', 'artist:fake artist'] });
     await h.discord
-      .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: 'plain' })
+      .sendCommand({ name: 'image', options: { id: String(fresh) }, channel: 'plain' })
       .finalReply();
+    await h.discord.sendCommand({ name: 'tag', options: { name: 'pony' }, channel: 'plain' }).finalReply();
     await h.discord.sendCommand({ name: 'featured', channel: 'plain' }).finalReply();
     await h.discord
       .sendCommand({
@@ -82,7 +84,7 @@ describe('the key is never lent to a member', () => {
     expect(requests.map((r) => r.path)).toEqual(
       expect.arrayContaining([
         `${API}/search/images`,
-        `${API}/images/${IDS.safe}`,
+        `${API}/images/${fresh}`,
         `${API}/images/featured`,
         `${API}/search/reverse`,
       ]),

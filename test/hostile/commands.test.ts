@@ -156,7 +156,7 @@ describe('/search query', () => {
             expect(request.path).toBe(`${API}/search/images`);
             const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'filter_id']);
             expect(params['q']).toBe(throughUrl(safeSearchQuery(q.trim(), false)));
-            expect(params['per_page']).toBe('1');
+            expect(params['per_page']).toBe('50');
           }
         },
       ),
