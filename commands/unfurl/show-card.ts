@@ -10,7 +10,14 @@ import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/user-error.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import { cardsForTargets, contentOf, linkTargets, linkText, unfurlReplyBody } from './unfurl.js';
+import {
+  cardsForTargets,
+  contentOf,
+  linkTargets,
+  linkText,
+  singleImageBody,
+  unfurlReplyBody,
+} from './unfurl.js';
 
 /** The most cards one answer holds (Discord's 10 embeds per message). */
 export const SHOW_CARD_MAX = 10;
@@ -43,6 +50,8 @@ export const showCardCommand = {
         "I couldn't read any of those images from the board just now. Try again later.",
       );
     }
+    const single = singleImageBody(cards, lines, links.length - shown.length + failed);
+    if (single !== undefined) return messageReply(single);
     const body = unfurlReplyBody(cards);
     const more = links.length - shown.length + body.dropped + failed;
     return messageReply({

@@ -16,11 +16,17 @@ import type { Logger } from '../../src/logger.js';
 import type { ImageLink, PageLink } from '../../src/philomena/links.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
-import type { MessageAnswer, MessageHandler } from '../../src/discord/contract.js';
+import type { MessageAnswer, MessageBody, MessageHandler } from '../../src/discord/contract.js';
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
-import { buttonRow, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
-import { fitEmbeds, MESSAGE_CONTENT_MAX, truncate, type Gate } from '../../src/render/index.js';
+import { buttonRow, cardMessage, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
+import {
+  fitEmbeds,
+  MESSAGE_CONTENT_MAX,
+  truncate,
+  type Gate,
+  type ImageCard,
+} from '../../src/render/index.js';
 import {
   commentCards,
   galleryCards,
@@ -62,6 +68,23 @@ export function extractUnfurlLinks(text: string, recognise: (text: string) => Im
 export interface UnfurlCard {
   readonly embed: APIEmbed;
   readonly reveal?: APIButtonComponent | undefined;
+  /** An image's own card (a link to an image): alone in a reply, it may go out as Components V2. */
+  readonly image?: { readonly card: ImageCard; readonly site: Site; readonly imageId: number };
+}
+
+/**
+ * A reply holding one image card and nothing else goes out as that card's own message, so the one place
+ * that chooses the form (`cardMessage`) may pick Components V2 (a video that plays, a native spoiler).
+ * Several cards, or lines above them, stay embeds: V2's 40 components and 4,000 characters hold fewer.
+ */
+export function singleImageBody(
+  cards: readonly UnfurlCard[],
+  lines: readonly string[],
+  more: number,
+): MessageBody | undefined {
+  const [only] = cards;
+  if (cards.length !== 1 || only?.image === undefined || lines.length > 0 || more > 0) return undefined;
+  return cardMessage(only.image.card, only.image.site, only.image.imageId);
 }
 
 export interface UnfurlReplyBody {
@@ -137,6 +160,7 @@ async function cardOf(
       card: {
         embed: card.embed,
         reveal: card.revealable ? revealButton(link.site, id, many ? `Reveal ${id}` : 'Reveal') : undefined,
+        image: { card, site: link.site, imageId: id },
       },
       gate: card.gate,
     };
@@ -343,6 +367,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       const { cards, gates, lines, failed } = await cardsForTargets(shown, view, deps.registry, logger);
       decided('skipped', failed);
       if (cards.length === 0 && lines.length === 0) return undefined;
+      const single = singleImageBody(cards, lines, links.length - shown.length);
+      if (single !== undefined) {
+        for (const gate of gates) decided(decisionOf(gate));
+        return { body: single, hidePreviews: true };
+      }
       const body = unfurlReplyBody(cards);
       for (const [i, gate] of gates.entries()) decided(i < body.embeds.length ? decisionOf(gate) : 'skipped');
       if (body.dropped > 0) logger.info({ dropped: body.dropped }, 'unfurl cards dropped for room');

@@ -13,6 +13,7 @@ import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { cardUrl, customIds, embedOf, footerText } from '../support/messages.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { unfurlReply } from '../support/waiting.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -77,6 +78,19 @@ describe('the image card on Components V2', () => {
     // The container's accent colour is the rating's (safe: green).
     expect(componentsOfType(reply, 17)[0]?.['accent_color']).toBe(0x57f287);
     expect(reply.allowedMentions).toEqual({ parse: [] });
+  });
+
+  it('GIVEN a chat link to a webm THEN the unfurl is the V2 card that plays it; with a second link, embeds', async () => {
+    const single = await unfurlReply(h.discord, 'plain', `${h.booru.url}/images/${IDS.webm}`);
+    expect(isComponentsV2(single)).toBe(true);
+    expect(galleryItemsOf(single)[0]?.media.url).toMatch(/\/full\.mp4$/);
+    const pair = await unfurlReply(
+      h.discord,
+      'plain',
+      `${h.booru.url}/images/${IDS.webm} ${h.booru.url}/images/${IDS.safe}`,
+    );
+    expect(isComponentsV2(pair)).toBe(false);
+    expect(pair.embeds).toHaveLength(2);
   });
 
   it('GIVEN /image of an animated gif or a still THEN the embed: it shows the same picture with more room', async () => {
