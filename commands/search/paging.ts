@@ -33,7 +33,14 @@ import {
   type CardForm,
   type ControlRow,
 } from '../shared/show-image.js';
-import { escapeInline, GALLERY_ITEMS_MAX, imageCard, imageGrid, truncate } from '../../src/render/index.js';
+import {
+  escapeInline,
+  GALLERY_ITEMS_MAX,
+  imageCard,
+  imageGrid,
+  neutraliseMentions,
+  truncate,
+} from '../../src/render/index.js';
 import { creditsOf } from '../../src/philomena/tags.js';
 import { safeSearchQuery } from '../shared/safety.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
@@ -301,7 +308,7 @@ export async function renderSearchPage(
   const nav = options.withButtons ? navButtons(next) : [];
   if (state.grid) {
     const from = (page - 1) * GRID_SIZE + 1;
-    const heading = `**Search:** ${escapeInline(truncate(query, 200))} · ${from}–${from + items.length - 1} of ${total}`;
+    const heading = `**Search:** ${neutraliseMentions(escapeInline(truncate(query, 200)))} · ${from}–${from + items.length - 1} of ${total}`;
     const layout = (rows: readonly ControlRow[]) =>
       imageGrid(items, {
         site: state.site,

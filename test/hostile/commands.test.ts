@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageFlags } from 'discord.js';
 import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { SORTS } from '../../commands/search/paging.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
@@ -44,7 +45,8 @@ afterAll(async () => {
 /** The member got a card, a no-results line, or an ephemeral explanation; and the run was clean. */
 async function checkAnswer(handle: ReturnType<Harness['discord']['sendCommand']>, from: Mark): Promise<void> {
   const answer = await outcome(h, handle);
-  const isCard = answer.embeds.length > 0;
+  // A card (embed), or a Components V2 card or grid.
+  const isCard = answer.embeds.length > 0 || (answer.flags & MessageFlags.IsComponentsV2) !== 0;
   const noResults = /No images matched|No matching images/.test(answer.content);
   expect(isCard || noResults || isEphemeral(answer), `answer: ${JSON.stringify(answer.content)}`).toBe(true);
   expect(runProblems(h, from)).toEqual([]);
@@ -136,17 +138,23 @@ describe('/search query', () => {
   let asked = 0;
   afterAll(() => expect(asked, 'no run reached the board').toBeGreaterThan(0));
 
-  it('GIVEN any query, sort and privacy THEN the board gets exactly `(<query>), safe` and nothing else changes', async () => {
+  it('GIVEN any query, sort, view and privacy THEN the board gets exactly `(<query>), safe` and nothing else changes', async () => {
     await fc.assert(
       fc.asyncProperty(
         query.filter((q) => q.trim() !== ''),
         fc.option(fc.constantFrom(...SORTS), { nil: undefined }),
         fc.boolean(),
-        async (q, sort, isPrivate) => {
+        fc.boolean(),
+        async (q, sort, isPrivate, grid) => {
           const from = mark(h);
           const handle = h.discord.sendCommand({
             name: 'search',
-            options: { query: q, ...(sort === undefined ? {} : { sort }), private: isPrivate },
+            options: {
+              query: q,
+              ...(sort === undefined ? {} : { sort }),
+              private: isPrivate,
+              ...(grid ? { view: 'grid' } : {}),
+            },
             channel: 'plain',
           });
           await checkAnswer(handle, from);
