@@ -240,7 +240,9 @@ interface ResultWindow {
 /** Reads results in windows of `size`, the board's pages of that size, so a page is cut from its window. */
 function windowReader(query: string, state: SearchPage, view: View, context: CommandContext) {
   const client = context.registry.client(state.site);
-  const size = Math.min(Math.max(1, context.searchWindow), 50);
+  const configured = Math.min(Math.max(1, context.searchWindow), 50);
+  // A grid page must sit inside one window: a grid reads whole multiples of its ten.
+  const size = state.grid ? Math.max(GRID_SIZE, configured - (configured % GRID_SIZE)) : configured;
   return async (index: number): Promise<ResultWindow> => {
     const number = Math.floor(index / size) + 1;
     const result = await client.searchImages({

@@ -12,6 +12,7 @@ import {
   type APIMessageTopLevelComponent,
 } from 'discord.js';
 import type { MessageBody } from '../../src/discord/contract.js';
+import { PRIVATE_HERE_NOTE } from '../../src/discord/external-apps.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Image } from '../../src/philomena/schemas.js';
@@ -82,6 +83,7 @@ export async function filterContext(
       name: filter.name,
       spoileredTagIds: filter.spoilered_tag_ids,
       hiddenTagIds: filter.hidden_tag_ids,
+      hiddenComplex: filter.hidden_complex,
     };
   } catch (error) {
     // The card is still right without it: it only names which filter tags hit a spoilered image.
@@ -162,7 +164,8 @@ function v2Body(
     content === undefined
       ? []
       : [{ type: ComponentType.TextDisplay as const, content: content.slice(0, 2000) }];
-  const textMax = V2_TEXT_MAX - (content?.length ?? 0);
+  // Room kept for the note the runtime puts above a forced-private answer (external-apps.ts).
+  const textMax = V2_TEXT_MAX - (content?.length ?? 0) - PRIVATE_HERE_NOTE.length - 1;
   const v2 = imageCardV2(card, { rows, textMax });
   const components: APIMessageTopLevelComponent[] = [...note, v2.container];
   const whole =

@@ -83,7 +83,9 @@ function itemOf(
 ): { item: APIMediaGalleryItem | null; note: string } {
   if (!image.thumbnails_generated) return { item: null, note: 'still processing' };
   // A spoilered image is pictured only where the filter is known: with it unknown, the image might be
-  // one of its hidden ones, which keep no picture.
+  // one of its hidden ones, which keep no picture. (A grid's images come from a search with the filter,
+  // which leaves out every image the filter hides, its hidden search included: what is `spoilered` here
+  // is spoilered, not hidden. A single card cannot know that: see `mayBeHidden`.)
   if (image.spoilered && options.filter === undefined) return { item: null, note: 'spoilered' };
   const url = previewOf(image, options.site);
   if (url === null) return { item: null, note: '' };

@@ -57,6 +57,8 @@ export interface CardContext {
     readonly name: string;
     readonly spoileredTagIds: readonly number[];
     readonly hiddenTagIds: readonly number[];
+    /** The filter's hidden search (`hidden_complex`): an image it matches also comes back `spoilered`. */
+    readonly hiddenComplex?: string | null;
   };
   /** Reveal (ephemeral, to one member) ignores `spoilered`, never the rating rule. */
   readonly reveal?: boolean;
@@ -457,6 +459,18 @@ export function hiddenByFilter(image: VisibleImage, filter: CardContext['filter'
   return image.tag_ids.some((id) => hidden.has(id));
 }
 
+/**
+ * Whether a `spoilered` image may be one the filter hides rather than spoilers, so that it must keep no
+ * picture, not even behind a native spoiler: the filter is unknown, one of its hidden tags hits the image,
+ * or the filter has a hidden search (`hidden_complex`, which the board matches and the bot cannot: an
+ * image it matches comes back just `spoilered`). Fails closed.
+ */
+export function mayBeHidden(image: VisibleImage, filter: CardContext['filter']): boolean {
+  if (filter === undefined) return true;
+  if (hiddenByFilter(image, filter)) return true;
+  return image.spoilered && (filter.hiddenComplex ?? '').trim() !== '';
+}
+
 /** Footers show text as typed (no Markdown), so only mentions are neutralised. */
 function footer(ctx: CardContext): { text: string } {
   const extra = ctx.footerExtra?.trim();
@@ -610,8 +624,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     };
     // A native spoiler only where the filter is known and hides none of the image's tags: a hidden
     // image keeps no picture, and Reveal (to one member) stays the way to see it.
-    const spoilerable =
-      mayShow(image, ctx.ageRestricted) && ctx.filter !== undefined && !hiddenByFilter(image, ctx.filter);
+    const spoilerable = mayShow(image, ctx.ageRestricted) && !mayBeHidden(image, ctx.filter);
     const media = spoilerable ? cardMedia(image, site, true) : null;
     return { embed: fitOne(embed), gate: 'spoilered', revealable: true, media };
   }

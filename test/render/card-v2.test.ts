@@ -384,6 +384,25 @@ describe('card media by format', () => {
     expect(textOf(v2)).not.toContain('.mp4');
   });
 
+  it('GIVEN a spoilered image under a filter with a hidden search THEN no media: it may be one the search hides', () => {
+    const spoilered = image({ spoilered: true });
+    const withComplex = imageCard(
+      spoilered,
+      ctx({
+        filter: { name: 'Mine', spoileredTagIds: [1001], hiddenTagIds: [], hiddenComplex: 'score.lte:-10' },
+      }),
+    );
+    expect(withComplex.gate).toBe('spoilered');
+    expect(withComplex.media).toBeNull();
+    expect(galleryItems(imageCardV2(withComplex).container)).toEqual([]);
+    // A blank hidden search hides nothing: the native spoiler again.
+    const blank = imageCard(
+      spoilered,
+      ctx({ filter: { name: 'Mine', spoileredTagIds: [1001], hiddenTagIds: [], hiddenComplex: '  ' } }),
+    );
+    expect(blank.media?.spoiler).toBe(true);
+  });
+
   it('GIVEN http and protocol-relative representations THEN the media is https', () => {
     for (const base of ['http://derpicdn.net', '//derpicdn.net']) {
       expect(imageCard(image({ base }), ctx()).media?.url).toBe(`${CDN}/img/2024/5/1/4242/large.png`);
