@@ -5,7 +5,14 @@
  * member's permissions lack Use External Apps), answers privately from the start, and says why, instead
  * of offering public answers that would not be public.
  */
-import { ComponentType, InteractionContextType, PermissionFlagsBits, type Interaction } from 'discord.js';
+import {
+  ComponentType,
+  InteractionContextType,
+  MessageFlags,
+  PermissionFlagsBits,
+  type Interaction,
+  type Message,
+} from 'discord.js';
 import { MESSAGE_CONTENT_MAX, truncate } from '../render/index.js';
 import type { Reply } from './contract.js';
 
@@ -32,4 +39,15 @@ export function withPrivateNote(reply: Reply): Reply {
   const text =
     content === undefined || content === '' ? PRIVATE_HERE_NOTE : `${PRIVATE_HERE_NOTE}\n${content}`;
   return { kind: 'message', body: { ...reply.body, content: truncate(text, MESSAGE_CONTENT_MAX) } };
+}
+
+/**
+ * Whether `message` (a private answer being paged in place) shows the note: a new page keeps it. An embed
+ * message keeps its content through an edit that sends none, but a Components V2 page replaces the whole
+ * tree, note included.
+ */
+export function showsPrivateNote(message: Pick<Message, 'flags' | 'content' | 'components'>): boolean {
+  if (!message.flags.has(MessageFlags.IsComponentsV2)) return message.content.startsWith(PRIVATE_HERE_NOTE);
+  const first = message.components[0];
+  return first?.type === ComponentType.TextDisplay && first.content === PRIVATE_HERE_NOTE;
 }

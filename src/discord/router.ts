@@ -19,7 +19,7 @@ import {
 import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
-import { answersForcedPrivate, withPrivateNote } from './external-apps.js';
+import { answersForcedPrivate, showsPrivateNote, withPrivateNote } from './external-apps.js';
 import { createAcks, type Ack, type Answerable } from './acks.js';
 import { createAdmissions, type AdmissionKind } from './admission.js';
 import { answerAutocomplete, respondWith } from './autocomplete.js';
@@ -215,17 +215,22 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     let ack: Ack = 'none';
     try {
       const deferral = handler.defer(interaction, decoded.args);
+      // The note goes on a new answer Discord makes private against the handler's wish, and stays on a
+      // page that replaces one that had it (a V2 page would drop it).
+      let noted: boolean;
       if (deferral === 'update') {
+        noted = showsPrivateNote(interaction.message);
         await interaction.deferUpdate();
         ack = 'update';
       } else {
-        const ephemeral = deferral === 'ephemeral' || answersForcedPrivate(interaction);
+        noted = deferral !== 'ephemeral' && answersForcedPrivate(interaction);
+        const ephemeral = deferral === 'ephemeral' || noted;
         await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
         ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
       }
       watched.acknowledged();
       const reply = await handler.run(interaction, decoded.args, await deps.context(interaction, logger));
-      await acks.send(interaction, ack, reply);
+      await acks.send(interaction, ack, noted ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
       await acks.answerError(interaction, ack, error, logger);
