@@ -30,17 +30,11 @@ import {
   filterContext,
   formOfMessage,
   showImage,
+  V2_ANSWER_TEXT_MAX,
   type CardForm,
   type ControlRow,
 } from '../shared/show-image.js';
-import {
-  escapeInline,
-  GALLERY_ITEMS_MAX,
-  imageCard,
-  imageGrid,
-  neutraliseMentions,
-  truncate,
-} from '../../src/render/index.js';
+import { escapeInline, GALLERY_ITEMS_MAX, imageCard, imageGrid, truncate } from '../../src/render/index.js';
 import { creditsOf } from '../../src/philomena/tags.js';
 import { safeSearchQuery } from '../shared/safety.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
@@ -310,7 +304,7 @@ export async function renderSearchPage(
   const nav = options.withButtons ? navButtons(next) : [];
   if (state.grid) {
     const from = (page - 1) * GRID_SIZE + 1;
-    const heading = `**Search:** ${neutraliseMentions(escapeInline(truncate(query, 200)))} · ${from}–${from + items.length - 1} of ${total}`;
+    const heading = `**Search:** ${escapeInline(truncate(query, 200))} · ${from}–${from + items.length - 1} of ${total}`;
     const layout = (rows: readonly ControlRow[]) =>
       imageGrid(items, {
         site: state.site,
@@ -319,6 +313,7 @@ export async function renderSearchPage(
         heading,
         footer: `${state.site.name} · page ${page} of ${pages}`,
         rows,
+        textMax: V2_ANSWER_TEXT_MAX,
       });
     // Laid out once without the picker to learn which images the rating rule and the filter let show.
     const shown = layout([]).shown;

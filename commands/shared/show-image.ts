@@ -154,6 +154,12 @@ function cardRows(card: ImageCard, site: Site, imageId: number, options: CardMes
   return [...reveal, ...(options.rows ?? [])];
 }
 
+/**
+ * The text a Components V2 answer may use of Discord's 4,000: the rest is kept for the note the runtime
+ * puts above a forced-private answer, on its first page and every page after (external-apps.ts).
+ */
+export const V2_ANSWER_TEXT_MAX = V2_TEXT_MAX - PRIVATE_HERE_NOTE.length - 1;
+
 /** The card as Components V2, and whether it lost nothing (every credit and source line, within limits). */
 function v2Body(
   card: ImageCard,
@@ -164,8 +170,7 @@ function v2Body(
     content === undefined
       ? []
       : [{ type: ComponentType.TextDisplay as const, content: content.slice(0, 2000) }];
-  // Room kept for the note the runtime puts above a forced-private answer (external-apps.ts).
-  const textMax = V2_TEXT_MAX - (content?.length ?? 0) - PRIVATE_HERE_NOTE.length - 1;
+  const textMax = V2_ANSWER_TEXT_MAX - (content?.length ?? 0);
   const v2 = imageCardV2(card, { rows, textMax });
   const components: APIMessageTopLevelComponent[] = [...note, v2.container];
   const whole =

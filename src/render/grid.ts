@@ -37,11 +37,13 @@ export interface GridOptions {
   readonly ageRestricted: boolean;
   /** The applied filter: its hidden tags leave images out, and only with it known are spoilers pictured. */
   readonly filter?: CardContext['filter'];
-  /** Already-escaped Markdown line, e.g. "Search: pony · 1–10 of 1,234". */
+  /** Already-escaped Markdown line, e.g. "Search: pony · 1–10 of 1,234"; mentions in it are broken here. */
   readonly heading: string;
   /** Plain text, shown small. */
   readonly footer?: string;
   readonly rows?: readonly APIActionRowComponent<APIComponentInMessageActionRow>[];
+  /** Text budget of the grid (all its text displays together); default, and at most, V2_TEXT_MAX. */
+  readonly textMax?: number;
 }
 
 export interface Grid {
@@ -113,7 +115,8 @@ export function imageGrid(images: readonly Image[], options: GridOptions): Grid 
   const footer = footerText === '' ? '' : `-# ${escapeInline(truncate(footerText, FOOTER_MAX))}`;
   // The list shares what the heading and footer leave, line by line (line breaks counted).
   const fixed = heading.length + footer.length + 2 + listed.length;
-  const perLine = Math.floor((V2_TEXT_MAX - fixed) / Math.max(1, listed.length));
+  const textMax = Math.min(V2_TEXT_MAX, options.textMax ?? V2_TEXT_MAX);
+  const perLine = Math.floor((textMax - fixed) / Math.max(1, listed.length));
   const lines = listed.map(({ image, note }, i) => {
     const link = `${i + 1}. ${maskedLink(`#${image.id}`, imagePageUrl(options.site, image.id))}`;
     const tail = note === '' ? '' : ` · ${note}`;

@@ -284,17 +284,35 @@ describe('imageGrid text', () => {
     expectWithinLimits(grid.container);
   });
 
-  it('GIVEN ten images with a hundred credits each, a long heading and footer THEN the text fits 4,000', () => {
+  describe('ten images with a hundred credits each, a long heading and footer', () => {
     const crowd = (id: number): string[] => [
       'safe',
       ...Array.from({ length: 100 }, (_, i) => `artist:a rather long artist name ${id}-${i}`),
     ];
     const images = Array.from({ length: 10 }, (_, i) => image(i + 1, crowd(i)));
-    const grid = imageGrid(images, options({ heading: `**${'h'.repeat(3000)}**`, footer: 'f'.repeat(3000) }));
-    expect(listedIds(grid.container)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(v2TextLength([grid.container])).toBeLessThanOrEqual(V2_TEXT_MAX);
-    for (const item of items(grid.container)) expect(item.description).toMatch(/^#\d+ by a rather long/);
-    expectWithinLimits(grid.container);
+    const long = { heading: `**${'h'.repeat(3000)}**`, footer: 'f'.repeat(3000) };
+
+    it('GIVEN no budget THEN the text fits 4,000', () => {
+      const grid = imageGrid(images, options(long));
+      expect(listedIds(grid.container)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(v2TextLength([grid.container])).toBeLessThanOrEqual(V2_TEXT_MAX);
+      // More than the budget below, so that budget is what bounds it there.
+      expect(v2TextLength([grid.container])).toBeGreaterThan(3000);
+      for (const item of items(grid.container)) expect(item.description).toMatch(/^#\d+ by a rather long/);
+      expectWithinLimits(grid.container);
+    });
+
+    it('GIVEN a text budget (room left for a note above it) THEN every image still listed within it', () => {
+      const grid = imageGrid(images, options({ ...long, textMax: 3000 }));
+      expect(listedIds(grid.container)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(v2TextLength([grid.container])).toBeLessThanOrEqual(3000);
+      for (const item of items(grid.container)) expect(item.description).toMatch(/^#\d+ by a rather long/);
+    });
+
+    it('GIVEN a budget over 4,000 THEN 4,000 still bounds it', () => {
+      const grid = imageGrid(images, options({ ...long, textMax: 10_000 }));
+      expect(v2TextLength([grid.container])).toBeLessThanOrEqual(V2_TEXT_MAX);
+    });
   });
 
   it('GIVEN hostile credits, heading and footer THEN no mention and no http URL survives', () => {
