@@ -53,6 +53,16 @@ async function tagsOf(id: number): Promise<string[]> {
   return (await imageJson(id)).tags;
 }
 
+/** The server's filter is `filterId` for the enclosing describe, then back to Everything. */
+function underServerFilter(filterId: number): void {
+  beforeAll(async () => {
+    await setServerFilter(h, filterId);
+  });
+  afterAll(async () => {
+    await setServerFilter(h, FILTER_IDS.everything);
+  });
+}
+
 function search(options: Record<string, string>, channel: 'plain' | 'ageRestricted') {
   return h.discord.sendCommand({ name: 'search', options, channel }).finalReply();
 }
@@ -117,12 +127,7 @@ describe('the image card on Components V2', () => {
 });
 
 describe('spoilers under the Default filter (hides explicit and grotesque, spoilers questionable)', () => {
-  beforeAll(async () => {
-    await setServerFilter(h, FILTER_IDS.default);
-  });
-  afterAll(async () => {
-    await setServerFilter(h, FILTER_IDS.everything);
-  });
+  underServerFilter(FILTER_IDS.default);
 
   it('GIVEN an image the filter spoilers, in an age-restricted channel THEN the picture behind a native spoiler, no tags, and Reveal shows the full card to the clicker alone', async () => {
     const reply = await h.discord
@@ -164,12 +169,7 @@ describe('spoilers under the Default filter (hides explicit and grotesque, spoil
 });
 
 describe('a filter with a hidden search (hidden_complex)', () => {
-  beforeAll(async () => {
-    await setServerFilter(h, FILTER_IDS.ownerPublic);
-  });
-  afterAll(async () => {
-    await setServerFilter(h, FILTER_IDS.everything);
-  });
+  underServerFilter(FILTER_IDS.ownerPublic);
 
   it('GIVEN an image it spoilers THEN no picture at all: the bot cannot tell it from one the hidden search hides', async () => {
     const reply = await h.discord

@@ -10,6 +10,7 @@ import { IDS } from '../fakes/philomena/index.js';
 import { PRIVATE_HERE_NOTE } from '../../src/discord/external-apps.js';
 import { isComponentsV2, textOf } from '../fakes/discord/v2.js';
 import { customIds, footerText } from '../support/messages.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -75,62 +76,45 @@ describe('installed to a member', () => {
     expect(handle.responses.some((r) => r.forcedEphemeral === true)).toBe(false);
   });
 
-  it('GIVEN a private grid there THEN every page keeps the note: a V2 page replaces the whole message', async () => {
-    const forced = (options: Record<string, string>) =>
-      h.discord.sendCommand({
-        name: 'search',
-        options,
-        channel: h.discord.foreignGuild.channels.plain,
-        install: 'user',
-        userId: h.discord.foreignGuild.memberId,
-        externalApps: false,
-      });
-    const grid = await forced({ query: 'pony', view: 'grid' }).finalReply();
-    expect(isComponentsV2(grid)).toBe(true);
-    expect(grid.flags & 64).toBe(64);
-    expect(textOf(grid).startsWith(PRIVATE_HERE_NOTE)).toBe(true);
-    const nextId = customIds(grid).find((id) => id.startsWith('srch:next:'));
-    expect(nextId).toBeDefined();
-    const next = await h.discord
-      .sendButton({
-        customId: nextId ?? '',
-        message: grid,
-        userId: h.discord.foreignGuild.memberId,
-        install: 'user',
-        externalApps: false,
-      })
-      .finalReply();
-    expect(next.id).toBe(grid.id);
-    expect(footerText(next)).toMatch(/page 2 of \d+$/);
-    expect(textOf(next).startsWith(PRIVATE_HERE_NOTE)).toBe(true);
-    // Said once, not once per page.
-    expect(textOf(next).split(PRIVATE_HERE_NOTE)).toHaveLength(2);
-  });
+  describe('paged where the server turned off external apps', () => {
+    /** The member there, through their own install, without Use External Apps. */
+    const forced = () =>
+      ({ userId: h.discord.foreignGuild.memberId, install: 'user', externalApps: false }) as const;
+    const search = (options: Record<string, string>) =>
+      h.discord
+        .sendCommand({ name: 'search', options, channel: h.discord.foreignGuild.channels.plain, ...forced() })
+        .finalReply();
+    const next = (message: RecordedMessage) =>
+      h.discord
+        .sendButton({
+          customId: customIds(message).find((id) => id.startsWith('srch:next:')) ?? '',
+          message,
+          ...forced(),
+        })
+        .finalReply();
 
-  it('GIVEN a paged private card there THEN the next page keeps the note once', async () => {
-    const card = await h.discord
-      .sendCommand({
-        name: 'search',
-        options: { query: 'pony' },
-        channel: h.discord.foreignGuild.channels.plain,
-        install: 'user',
-        userId: h.discord.foreignGuild.memberId,
-        externalApps: false,
-      })
-      .finalReply();
-    expect(card.content.startsWith(PRIVATE_HERE_NOTE)).toBe(true);
-    const next = await h.discord
-      .sendButton({
-        customId: customIds(card).find((id) => id.startsWith('srch:next:')) ?? '',
-        message: card,
-        userId: h.discord.foreignGuild.memberId,
-        install: 'user',
-        externalApps: false,
-      })
-      .finalReply();
-    expect(footerText(next)).not.toBe(footerText(card));
-    expect(next.content.startsWith(PRIVATE_HERE_NOTE)).toBe(true);
-    expect(next.content.split(PRIVATE_HERE_NOTE)).toHaveLength(2);
+    it('GIVEN a grid THEN every page keeps the note once: a V2 page replaces the whole message', async () => {
+      const grid = await search({ query: 'pony', view: 'grid' });
+      expect(isComponentsV2(grid)).toBe(true);
+      expect(grid.flags & 64).toBe(64);
+      expect(textOf(grid).startsWith(PRIVATE_HERE_NOTE)).toBe(true);
+      const second = await next(grid);
+      expect(second.id).toBe(grid.id);
+      expect(footerText(second)).toMatch(/page 2 of \d+$/);
+      expect(textOf(second).startsWith(PRIVATE_HERE_NOTE)).toBe(true);
+      expect(textOf(second).split(PRIVATE_HERE_NOTE)).toHaveLength(2);
+      expect(h.discord.violations).toEqual([]);
+    });
+
+    it('GIVEN a card THEN the next page keeps the note once', async () => {
+      const card = await search({ query: 'pony' });
+      expect(card.content.startsWith(PRIVATE_HERE_NOTE)).toBe(true);
+      const second = await next(card);
+      expect(footerText(second)).not.toBe(footerText(card));
+      expect(second.content.startsWith(PRIVATE_HERE_NOTE)).toBe(true);
+      expect(second.content.split(PRIVATE_HERE_NOTE)).toHaveLength(2);
+      expect(h.discord.violations).toEqual([]);
+    });
   });
 
   it('GIVEN Show card and Find source used there THEN they are offered (registered for user installs) and answer', async () => {
