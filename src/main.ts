@@ -4,6 +4,7 @@ import type Keyv from 'keyv';
 import { pino } from 'pino';
 import { createFeatures } from '../commands/index.js';
 import { createBot } from './discord/bot.js';
+import { loginFailure } from './discord/gateway-session.js';
 import { installProcessGuards } from './discord/process-guards.js';
 import { checkBoardSettings } from './startup-checks.js';
 import { loadConfig } from './config.js';
@@ -156,7 +157,10 @@ async function main(): Promise<void> {
   try {
     await bot.start();
   } catch (error) {
-    logger.fatal({ err: error }, 'could not connect to Discord (is DISCORD_TOKEN right?)');
+    // One line with the real cause (a refused token, a Discord out of reach, a refused intent ...) and
+    // what to fix; the error itself goes along for detail.
+    const failure = loginFailure(error, config.discordApiUrl);
+    logger.fatal({ err: error, failure: failure.kind }, failure.line);
     await metricsServer?.close();
     await registry.close({ force: true });
     await closeStore(store);

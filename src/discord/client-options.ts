@@ -4,6 +4,7 @@
  * parents, the bot's own member). Messages, members, users, presences and the rest are never kept.
  */
 import {
+  Client,
   GatewayIntentBits,
   Options,
   Partials,
@@ -85,6 +86,43 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
       ? {}
       : { ws: { buildIdentifyThrottler: identifyBuilder(input.identify) } }),
   };
+}
+
+/**
+ * What discord.js's `Client` reads from the environment of its own accord (discord.js 14, the Client
+ * constructor), all meant for the children of its ShardingManager, which the bot does not use (README,
+ * "Running at scale"): SHARDS and SHARD_COUNT replace the shards and the count the bot chose whenever these
+ * equal discord.js's defaults (so `SHARD_COUNT=` left blank in `.env` became a count of 0 and the client
+ * refused to start, and a SHARD_COUNT meant for another process would replace a count of 1), and
+ * SHARDING_MANAGER (with its _MODE) makes the client report to a parent process over an IPC channel the bot
+ * never has. The bot reads SHARD_COUNT and SHARD_IDS itself, through its configuration.
+ */
+export const DISCORD_JS_ENV_KEYS = [
+  'SHARDS',
+  'SHARD_COUNT',
+  'SHARDING_MANAGER',
+  'SHARDING_MANAGER_MODE',
+] as const;
+
+/**
+ * A discord.js client built from exactly `options`: the keys of {@link DISCORD_JS_ENV_KEYS} are out of
+ * `process.env` while the constructor runs (synchronously: no other code can see them gone), then put back
+ * as they were, so the bot's own configuration alone decides its shards whatever the environment holds.
+ * (In a worker thread discord.js reads `workerData` instead; the bot never runs its client in one.)
+ */
+export function createDiscordClient(options: ClientOptions): Client {
+  const env = process.env;
+  const hidden = new Map<string, string>();
+  for (const key of DISCORD_JS_ENV_KEYS) {
+    const value = env[key];
+    if (value !== undefined) hidden.set(key, value);
+    delete env[key];
+  }
+  try {
+    return new Client(options);
+  } finally {
+    for (const [key, value] of hidden) env[key] = value;
+  }
 }
 
 /** discord.js's `ws.buildIdentifyThrottler`: the factory, told the `max_concurrency` Discord gives. */

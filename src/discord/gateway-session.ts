@@ -5,9 +5,9 @@
  * connection for good. Only reading chat needs Message Content, so the session says so once and connects
  * again without it, at login or later (the intent switched off in the portal while the bot runs).
  */
-import { Client, Events, GatewayCloseCodes, type ClientOptions } from 'discord.js';
+import { Events, GatewayCloseCodes, type Client, type ClientOptions } from 'discord.js';
 import type { Logger } from '../logger.js';
-import { discordClientOptions, type ShardChoice } from './client-options.js';
+import { createDiscordClient, discordClientOptions, type ShardChoice } from './client-options.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
 
 export const DISALLOWED_INTENTS_LINE =
@@ -16,6 +16,132 @@ export const DISALLOWED_INTENTS_LINE =
 function isDisallowedIntents(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return /disallowed intents/i.test(error.message) || ('code' in error && error.code === 'DisallowedIntents');
+}
+
+/** Why the first login failed, as far as the error tells: the cause decides what the operator must fix. */
+export type LoginFailureKind = 'token' | 'unreachable' | 'intents' | 'shards' | 'other';
+
+export interface LoginFailure {
+  readonly kind: LoginFailureKind;
+  /** One line: the real cause and what to fix. Holds no secret (the host of DISCORD_API_URL at most). */
+  readonly line: string;
+}
+
+/** Socket, DNS and undici codes of a Discord (or REST proxy) that could not be reached or did not answer. */
+const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EAI_FAIL: 'DNS lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  EHOSTDOWN: 'host down',
+  ENETUNREACH: 'network unreachable',
+  ENETDOWN: 'network down',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'no answer in time',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+};
+
+/** What an error (or one of its causes) tells, read without trusting its shape. */
+interface ErrorFacts {
+  readonly code: unknown;
+  readonly name: unknown;
+  readonly status: unknown;
+  readonly message: string;
+}
+
+/** The error, its causes and an AggregateError's errors (Node tries every address of a host), in order. */
+function errorChain(error: unknown): ErrorFacts[] {
+  const out: ErrorFacts[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 5 || typeof value !== 'object' || value === null) return;
+    out.push({
+      code: 'code' in value ? value.code : undefined,
+      name: 'name' in value ? value.name : undefined,
+      status: 'status' in value ? value.status : undefined,
+      message: 'message' in value && typeof value.message === 'string' ? value.message : '',
+    });
+    if ('cause' in value) visit(value.cause, depth + 1);
+    if ('errors' in value && Array.isArray(value.errors)) {
+      for (const inner of value.errors as unknown[]) visit(inner, depth + 1);
+    }
+  };
+  visit(error, 0);
+  return out;
+}
+
+/**
+ * What stopped the first login, in one line saying the real cause and what to fix: a token Discord refused
+ * (401, or gateway close 4004) is not a Discord that could not be reached (refused, DNS, timeout, a 5xx of
+ * Discord or of a REST proxy in DISCORD_API_URL), and neither is a refused intent or shard layout.
+ */
+export function loginFailure(error: unknown, apiUrl: string | undefined): LoginFailure {
+  const chain = errorChain(error);
+  const status = chain.map((facts) => facts.status).find((s): s is number => typeof s === 'number');
+
+  if (
+    status === 401 ||
+    chain.some((facts) => facts.code === 'TokenInvalid' || facts.message.startsWith('Authentication failed'))
+  ) {
+    return {
+      kind: 'token',
+      line: "Discord refused the bot token: set DISCORD_TOKEN to the bot's token (Developer Portal → your application → Bot → Reset Token; not the application id or the client secret).",
+    };
+  }
+  if (isDisallowedIntents(error)) {
+    return {
+      kind: 'intents',
+      line: 'Discord refused the gateway intents the bot asked for (gateway close 4014): enable them in the Developer Portal (your application → Bot → Privileged Gateway Intents), or set UNFURL=off.',
+    };
+  }
+  if (chain.some((facts) => /^(Sharding is required|Invalid shard)/.test(facts.message))) {
+    return {
+      kind: 'shards',
+      line: 'Discord refused the shards (gateway close 4010 or 4011): leave SHARD_COUNT and SHARD_IDS blank for the count Discord recommends, or set SHARD_COUNT to at least that and SHARD_IDS below it (README, "Running at scale").',
+    };
+  }
+  const socketCode = chain
+    .map((facts) => facts.code)
+    .find((code): code is string => typeof code === 'string' && code in UNREACHABLE_CODES);
+  const timedOut = chain.some((facts) => facts.name === 'AbortError' || facts.name === 'TimeoutError');
+  const reason =
+    socketCode !== undefined
+      ? `${UNREACHABLE_CODES[socketCode] ?? socketCode}, ${socketCode}`
+      : timedOut
+        ? 'no answer in time'
+        : status !== undefined && status >= 500
+          ? `it answered HTTP ${status}`
+          : undefined;
+  if (reason !== undefined) {
+    const where = apiUrl === undefined ? 'discord.com' : hostOf(apiUrl);
+    const fix =
+      apiUrl === undefined
+        ? "check this machine's network, DNS and firewall"
+        : "check DISCORD_API_URL (blank means Discord itself), that the REST proxy there is running, and this machine's network";
+    return {
+      kind: 'unreachable',
+      line: `could not reach Discord at ${where} (${reason}): ${fix}. The token was not checked.`,
+    };
+  }
+  const text = chain[0]?.message || String(error);
+  return {
+    kind: 'other',
+    line: `could not connect to Discord: ${(text.split('\n')[0] ?? '').slice(0, 300)}`,
+  };
+}
+
+/** The host (and port) of a URL, never its user or password (config checked it is a URL). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'DISCORD_API_URL';
+  }
 }
 
 export interface GatewaySessionOptions {
@@ -60,7 +186,7 @@ export function createGatewaySession(options: GatewaySessionOptions): GatewaySes
   }
 
   function makeClient(): Client {
-    const made = new Client({
+    const made = createDiscordClient({
       ...discordClientOptions({
         unfurl: readChat,
         apiUrl: options.apiUrl,

@@ -1,6 +1,6 @@
 import { Client, GatewayIntentBits, IntentsBitField } from 'discord.js';
-import { describe, expect, it } from 'vitest';
-import { discordClientOptions } from '../../src/discord/client-options.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDiscordClient, discordClientOptions } from '../../src/discord/client-options.js';
 
 describe('discordClientOptions', () => {
   it('GIVEN any configuration THEN the shard count is the one Discord recommends (4011 past 2,500 servers otherwise)', () => {
@@ -43,5 +43,68 @@ describe('discordClientOptions', () => {
     } finally {
       void client.destroy();
     }
+  });
+});
+
+describe('createDiscordClient', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** Builds the client the bot would, reads what discord.js made of the options, destroys it. */
+  function built(input: Parameters<typeof discordClientOptions>[0]) {
+    const client = createDiscordClient(discordClientOptions(input));
+    try {
+      const { shards, shardCount } = client.options;
+      return { shards, shardCount, shard: client.shard };
+    } finally {
+      void client.destroy();
+    }
+  }
+
+  it.each([
+    ['blank, as `SHARD_COUNT=` and `SHARDS=` of .env.example give them', ''],
+    ['bogus', 'lots'],
+    ['a number', '7'],
+  ])(
+    'GIVEN SHARD_COUNT and SHARDS %s in the environment THEN the bot still connects every shard Discord recommends',
+    (_, value) => {
+      vi.stubEnv('SHARD_COUNT', value);
+      vi.stubEnv('SHARDS', value);
+      // discord.js would read SHARD_COUNT as Number('') = 0 and refuse to build the client.
+      expect(built({ unfurl: true })).toEqual({ shards: 'auto', shardCount: 1, shard: null });
+    },
+  );
+
+  it("GIVEN another process's SHARD_COUNT in the environment THEN the bot's own count of 1 and shard ids stand", () => {
+    vi.stubEnv('SHARD_COUNT', '4');
+    vi.stubEnv('SHARDS', '[2,3]');
+    // A count of 1 is discord.js's default, which it would replace with the environment's.
+    expect(built({ unfurl: false, shards: { ids: [0], count: 1 } })).toMatchObject({
+      shards: [0],
+      shardCount: 1,
+    });
+    expect(built({ unfurl: false, shards: { ids: [1, 2], count: 3 } })).toMatchObject({
+      shards: [1, 2],
+      shardCount: 3,
+    });
+  });
+
+  it("GIVEN SHARDING_MANAGER in the environment THEN the client does not act as a ShardingManager's child (no IPC parent to report to)", () => {
+    vi.stubEnv('SHARDING_MANAGER', 'true');
+    vi.stubEnv('SHARDING_MANAGER_MODE', 'process');
+    expect(built({ unfurl: false }).shard).toBeNull();
+  });
+
+  it('GIVEN the environment held those keys THEN they are as they were once the client is built, and unset ones stay unset', () => {
+    vi.stubEnv('SHARD_COUNT', '');
+    vi.stubEnv('SHARDS', 'not json');
+    vi.stubEnv('SHARDING_MANAGER', undefined);
+    vi.stubEnv('SHARDING_MANAGER_MODE', undefined);
+    built({ unfurl: false });
+    expect(process.env['SHARD_COUNT']).toBe('');
+    expect(process.env['SHARDS']).toBe('not json');
+    expect('SHARDING_MANAGER' in process.env).toBe(false);
+    expect('SHARDING_MANAGER_MODE' in process.env).toBe(false);
   });
 });
