@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ChannelType, PermissionFlagsBits } from 'discord.js';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { cardsIn } from './answers.js';
 
 export interface WorldShape {
   readonly guilds: number;
@@ -33,7 +34,8 @@ export interface BenchGuild {
 export interface SentMessage {
   readonly channelId: string;
   readonly replyTo: string | undefined;
-  readonly embeds: number;
+  /** Cards in it: embeds, or a Components V2 card (bench/answers.ts). */
+  readonly cards: number;
   readonly at: number;
 }
 
@@ -250,8 +252,7 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
     if (post !== null && method === 'POST') {
       const channelId = post[1] ?? '';
       const reference = body['message_reference'] as { message_id?: string } | undefined;
-      const embeds = Array.isArray(body['embeds']) ? body['embeds'].length : 0;
-      sent.push({ channelId, replyTo: reference?.message_id, embeds, at: performance.now() });
+      sent.push({ channelId, replyTo: reference?.message_id, cards: cardsIn(body), at: performance.now() });
       answer(response, 200, messageJson(nextId(), channelId, botUser, body));
       return;
     }

@@ -25,6 +25,7 @@
  */
 import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import {
+  customIdsOf,
   startFakeDiscord,
   type FakeDiscord,
   type InteractionHandle,
@@ -36,6 +37,7 @@ import { percentile, type Bench, type BenchRow } from './report.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createSeededRandom } from '../test/support/random.js';
 import { MISSING_IDS, imagePool, shuffled, zipf } from './workload.js';
+import { classifyAnswer, type Answer, type Classified } from './answers.js';
 import { mostInAnySpan } from '../test/support/arrivals.js';
 
 const BOARD_LATENCY_MS = 50;
@@ -100,22 +102,9 @@ function topProblems(messages: Record<string, number>): string {
 // ------------------------------------------------------------------------------------ 1. interactions
 
 type Kind = 'image' | 'search' | 'tag' | 'autocomplete' | 'button';
-type Answer =
-  | 'cooldown'
-  | 'card'
-  | 'choices'
-  | 'no choices'
-  | 'no results'
-  | 'not found'
-  | 'site busy'
-  | 'site down'
-  | 'other';
-
-interface Settled {
+interface Settled extends Classified {
   readonly ackMs: number;
   readonly finalMs: number;
-  readonly answer: Answer;
-  readonly text: string;
 }
 
 interface SentInteraction {
@@ -175,49 +164,23 @@ const PREFIXES = [
   'cu',
 ];
 
-function bodyOf(body: unknown): { content: string; embeds: number; choices: number | undefined } {
-  const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const data = (
-    typeof record['data'] === 'object' && record['data'] !== null ? record['data'] : record
-  ) as Record<string, unknown>;
-  return {
-    content: typeof data['content'] === 'string' ? data['content'] : '',
-    embeds: Array.isArray(data['embeds']) ? data['embeds'].length : 0,
-    choices: Array.isArray(data['choices']) ? data['choices'].length : undefined,
-  };
-}
-
-function classify(body: unknown): { answer: Answer; text: string } {
-  const { content, embeds, choices } = bodyOf(body);
-  if (choices !== undefined) return { answer: choices > 0 ? 'choices' : 'no choices', text: '' };
-  if (embeds > 0) return { answer: 'card', text: '' };
-  if (/busy/i.test(content)) return { answer: 'site busy', text: content };
-  if (/too quickly/i.test(content)) return { answer: 'cooldown', text: content };
-  if (/down or not answering/i.test(content)) return { answer: 'site down', text: content };
-  if (/not found/i.test(content)) return { answer: 'not found', text: content };
-  if (/no images match/i.test(content)) return { answer: 'no results', text: content };
-  return { answer: 'other', text: content };
-}
-
 /** The acknowledgement and the final answer of an interaction, once both are in (refused calls ignored). */
 function settledOf(handle: InteractionHandle): Settled | undefined {
   const accepted = handle.responses.filter((r) => r.status >= 200 && r.status < 300);
   const ack = accepted.find((r) => r.kind === 'callback');
   if (ack === undefined) return undefined;
   if (ack.callbackType === 4 || ack.callbackType === 7 || ack.callbackType === 8) {
-    return { ackMs: ack.ms, finalMs: ack.ms, ...classify(ack.body) };
+    return { ackMs: ack.ms, finalMs: ack.ms, ...classifyAnswer(ack.body) };
   }
   const final = accepted.find((r) => r.kind === 'edit-original' || r.kind === 'followup');
-  return final === undefined ? undefined : { ackMs: ack.ms, finalMs: final.ms, ...classify(final.body) };
+  return final === undefined
+    ? undefined
+    : { ackMs: ack.ms, finalMs: final.ms, ...classifyAnswer(final.body) };
 }
 
+/** The Next button of a search page, wherever it sits (a row, or inside a Components V2 card). */
 function nextButton(message: RecordedMessage): string | undefined {
-  for (const row of message.components) {
-    const components = (row as { components?: { custom_id?: string }[] }).components ?? [];
-    const found = components.find((c) => c.custom_id?.startsWith('srch:next:'));
-    if (found?.custom_id !== undefined) return found.custom_id;
-  }
-  return undefined;
+  return customIdsOf(message).find((id) => id.startsWith('srch:next:'));
 }
 
 async function interactionsRun(): Promise<BenchRow[]> {
@@ -398,8 +361,8 @@ async function interactionsRun(): Promise<BenchRow[]> {
     rows.push(
       {
         group,
-        metric: 'answered with content (card, choices, "no results", "not found")',
-        value: `${count(cards.length)} (${pct(cards.length, sent.length)})`,
+        metric: 'answered with content (card, choices, "no results", "not found"; cards as Components V2)',
+        value: `${count(cards.length)} (${pct(cards.length, sent.length)}; ${count(cards.filter((a) => a.form === 'v2').length)} V2)`,
       },
       {
         group,
@@ -558,12 +521,12 @@ async function chatRun(discord: BenchDiscord, booru: FakePhilomena): Promise<Ben
     const strayReplies = replies.filter(
       (m) => m.replyTo === undefined || !linkMessages.has(m.replyTo),
     ).length;
-    const cards = replies.reduce((sum, m) => sum + m.embeds, 0);
+    const cards = replies.reduce((sum, m) => sum + m.cards, 0);
     const board = boardFigures(booru, 5000);
     const busiest = Math.max(0, ...linksPerServer.values());
     const cardsPerChannel = new Map<string, number>();
     for (const m of replies)
-      cardsPerChannel.set(m.channelId, (cardsPerChannel.get(m.channelId) ?? 0) + m.embeds);
+      cardsPerChannel.set(m.channelId, (cardsPerChannel.get(m.channelId) ?? 0) + m.cards);
     const busiestCards = Math.max(
       0,
       ...discord.guilds.map((g) =>

@@ -38,6 +38,7 @@ import { createSeededRandom } from '../test/support/random.js';
 import { startRedis, type TestRedis } from '../test/support/redis.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
 import { imagePool, shuffled, zipf } from './workload.js';
+import { classifyAnswer, type Answer, type Classified } from './answers.js';
 import { mostInAnySpan as maxInWindow } from '../test/support/arrivals.js';
 
 const GROUP = 'scale';
@@ -94,24 +95,15 @@ function workload(): Job[] {
   }));
 }
 
-type Answer = 'card' | 'not found' | 'site busy' | 'other';
+/** The answers this bench counts apart; every other kind is "other". */
+type Tally = 'card' | 'not found' | 'site busy' | 'other';
 
-interface Settled {
+const tallyOf = (answer: Answer): Tally =>
+  answer === 'card' || answer === 'not found' || answer === 'site busy' ? answer : 'other';
+
+interface Settled extends Classified {
   readonly ackMs: number;
   readonly finalMs: number;
-  readonly answer: Answer;
-}
-
-function classify(body: unknown): Answer {
-  const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const data = (
-    typeof record['data'] === 'object' && record['data'] !== null ? record['data'] : record
-  ) as Record<string, unknown>;
-  const content = typeof data['content'] === 'string' ? data['content'] : '';
-  if (Array.isArray(data['embeds']) && data['embeds'].length > 0) return 'card';
-  if (/busy/i.test(content)) return 'site busy';
-  if (/not found/i.test(content)) return 'not found';
-  return 'other';
 }
 
 /** The acknowledgement and the final answer of an interaction, once both are in (refused calls ignored). */
@@ -119,9 +111,11 @@ function settledOf(handle: InteractionHandle): Settled | undefined {
   const accepted = handle.responses.filter((r) => r.status >= 200 && r.status < 300);
   const ack = accepted.find((r) => r.kind === 'callback');
   if (ack === undefined) return undefined;
-  if (ack.callbackType === 4) return { ackMs: ack.ms, finalMs: ack.ms, answer: classify(ack.body) };
+  if (ack.callbackType === 4) return { ackMs: ack.ms, finalMs: ack.ms, ...classifyAnswer(ack.body) };
   const final = accepted.find((r) => r.kind === 'edit-original' || r.kind === 'followup');
-  return final === undefined ? undefined : { ackMs: ack.ms, finalMs: final.ms, answer: classify(final.body) };
+  return final === undefined
+    ? undefined
+    : { ackMs: ack.ms, finalMs: final.ms, ...classifyAnswer(final.body) };
 }
 
 // ------------------------------------------------------------------------------------------------ run
@@ -133,7 +127,9 @@ interface RunFigures {
   readonly label: string;
   readonly answered: number;
   readonly acknowledgedIn3s: number;
-  readonly answers: Record<Answer, number>;
+  readonly answers: Record<Tally, number>;
+  /** Cards sent as Components V2 (a video), counted in `answers.card`. */
+  readonly v2Cards: number;
   readonly calls: number;
   readonly maxIn5s: number;
   /** Answers sent to Discord in each whole second from the first interaction, while they came. */
@@ -241,8 +237,9 @@ async function run(label: string, layout: Layout, jobs: readonly Job[]): Promise
           : [],
       ),
     );
-    const answers: Record<Answer, number> = { card: 0, 'not found': 0, 'site busy': 0, other: 0 };
-    for (const s of settled) answers[s.answer] += 1;
+    const answers: Record<Tally, number> = { card: 0, 'not found': 0, 'site busy': 0, other: 0 };
+    for (const s of settled) answers[tallyOf(s.answer)] += 1;
+    const v2Cards = settled.filter((s) => s.form === 'v2').length;
     const acknowledgedIn3s = handles.filter((h) =>
       h.responses.some((r) => r.kind === 'callback' && r.status >= 200 && r.status < 300 && r.ms <= 3000),
     ).length;
@@ -272,6 +269,7 @@ async function run(label: string, layout: Layout, jobs: readonly Job[]): Promise
       answered: settled.length,
       acknowledgedIn3s,
       answers,
+      v2Cards,
       calls: board.calls,
       maxIn5s: board.maxInWindow,
       editsPerSecond,
@@ -311,8 +309,8 @@ function rowsOf(f: RunFigures): BenchRow[] {
     },
     {
       group: GROUP,
-      metric: `${who}: answers card / not found / site busy / other`,
-      value: `${count(f.answers.card)} / ${count(f.answers['not found'])} / ${count(f.answers['site busy'])} / ${count(f.answers.other)}`,
+      metric: `${who}: answers card (of which Components V2) / not found / site busy / other`,
+      value: `${count(f.answers.card)} (${count(f.v2Cards)}) / ${count(f.answers['not found'])} / ${count(f.answers['site busy'])} / ${count(f.answers.other)}`,
     },
     { group: GROUP, metric: `${who}: board calls`, value: count(f.calls) },
     {
