@@ -10,6 +10,7 @@ import {
   NotFoundError,
   RateLimitedError,
   SettingsUnavailableError,
+  SiteBlockedError,
   SiteUnavailableError,
   isPhilomenaError,
 } from '../../src/errors.js';
@@ -41,6 +42,15 @@ export function userErrorText(error: unknown): UserErrorText {
   if (error instanceof BadQueryError) {
     const message = escapeMarkdown(error.serverMessage.slice(0, SERVER_MESSAGE_MAX));
     return { text: `The site did not understand that search: ${message}`, expected: true };
+  }
+  if (error instanceof SiteBlockedError) {
+    // The board's anti-bot block (docs/board-behaviour.md): the bot sends it nothing for a quarter of an
+    // hour. Say whose decision it is and how long, plainly; "busy, try again in 16 minutes" would not.
+    const name = escapeMarkdown(error.siteName);
+    return {
+      text: `${name} has paused the bot's requests for a while (it took them for too many). Try again in ${waitText(error.retryAfterMs)}.`,
+      expected: true,
+    };
   }
   if (error instanceof RateLimitedError) {
     return { text: `The site is busy. Try again in ${waitText(error.retryAfterMs)}.`, expected: true };

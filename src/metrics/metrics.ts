@@ -81,7 +81,7 @@ export function createBotMetrics(): BotMetrics {
   });
   const boardCalls = new Counter({
     name: `${PREFIX}board_calls_total`,
-    help: 'Requests to the boards, by site, endpoint (resource) and status (HTTP status, or timeout, network, circuit-open, budget-exhausted, rate-limited, aborted, error).',
+    help: 'Requests to the boards, by site, endpoint (resource) and status (HTTP status, or timeout, network, circuit-open, budget-exhausted, rate-limited, blocked, aborted, error).',
     labelNames: ['site', 'endpoint', 'status'] as const,
     registers,
   });

@@ -1,6 +1,6 @@
 /**
  * Per-site request budget. The edge proxy in front of Philomena allows about 30 requests per 5 s per IP,
- * and about 20 per 10 s on the search paths (../shared/philomena-behaviour.md, "Limits and politeness").
+ * and about 20 per 10 s on the search paths (docs/board-behaviour.md, "Limits and politeness").
  * Going over earns a 429 and, repeated, a ban, so every attempt (retries included) takes a slot here first.
  *
  * The proxy counts requests as they ARRIVE, and a granted request can reach the site much later than its
@@ -140,7 +140,11 @@ export const SHARED_FALLBACK_SHARE = 0.25;
  * The classes that wait for a slot, in the order they are served. `autocomplete` is not here: it never
  * waits. A new class takes its place in this list and nothing else changes.
  */
-export const QUEUED_PRIORITIES = ['interactive', 'unfurl', 'feed'] as const satisfies readonly RequestPriority[];
+export const QUEUED_PRIORITIES = [
+  'interactive',
+  'unfurl',
+  'feed',
+] as const satisfies readonly RequestPriority[];
 type QueuedPriority = (typeof QUEUED_PRIORITIES)[number];
 
 /** The paths the proxy counts in its search bucket. */

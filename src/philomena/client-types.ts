@@ -100,7 +100,8 @@ export interface ReverseSearchOptions extends CallOptions {
 export interface SubmitImageInput {
   readonly url: string;
   readonly description?: string;
-  readonly tagInput?: string;
+  /** Comma-separated tags, a rating among them: required by the board (docs/board-behaviour.md). */
+  readonly tagInput: string;
   readonly sourceUrl?: string;
 }
 
@@ -172,8 +173,8 @@ export interface BoardCallEvent {
   readonly endpoint: string;
   /**
    * The HTTP status (`200`, `404`, `429`, `503` ...), or what ended the call without an answer to count:
-   * `timeout`, `network`, `circuit-open`, `budget-exhausted`, `rate-limited` (a pause we kept), `invalid`
-   * (a 2xx body that does not fit), `aborted`, `error`.
+   * `timeout`, `network`, `circuit-open`, `budget-exhausted`, `rate-limited` (a pause we kept), `blocked`
+   * (the board's anti-bot block, kept), `invalid` (a 2xx body that does not fit), `aborted`, `error`.
    */
   readonly status: string;
   readonly durationMs: number;

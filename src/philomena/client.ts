@@ -36,6 +36,7 @@ import {
   isPhilomenaError,
   NotFoundError,
   RateLimitedError,
+  SiteBlockedError,
   SiteUnavailableError,
 } from './errors.js';
 import { createRedactor } from './redact.js';
@@ -51,6 +52,7 @@ export type TransportTuning = Pick<
   | 'baseDelayMs'
   | 'maxDelayMs'
   | 'antiBotDelayMs'
+  | 'pauseWaitMs'
   | 'maxBodyBytes'
 > & {
   /**
@@ -58,6 +60,12 @@ export type TransportTuning = Pick<
    * member's URL before it answers, so this is longer than a plain attempt. Default 20 s.
    */
   readonly reverseUrlTimeoutMs?: number;
+  /**
+   * The one attempt of a reverse search by file (and at least its deadline). The board analyses the
+   * member's picture before it answers (decoding all of it; ffmpeg for GIF and WebM), so a large or heavy
+   * file takes long, and that time is the member's choice. Default 60 s.
+   */
+  readonly reverseFileTimeoutMs?: number;
 };
 
 /**
@@ -133,6 +141,7 @@ export interface ManagedPhilomenaClient extends PhilomenaClient {
 export function callStatusOf(error: unknown): string {
   if (error instanceof InvalidResponseError) return 'invalid';
   if (error instanceof SiteUnavailableError && error.status === undefined) return error.reason;
+  if (error instanceof SiteBlockedError) return 'blocked';
   if (error instanceof RateLimitedError && error.status === undefined) return 'rate-limited';
   if (isPhilomenaError(error) && error.status !== undefined) return String(error.status);
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))
@@ -248,10 +257,10 @@ function observe(
 }
 
 /**
- * What a breaker with a shared state adds around the transport (whose code stays the same either way):
- * an attempt that waited for its budget slot checks the site once more before it goes out (another
- * process may have been told to pause meanwhile; the slot is then given back unused), and a call that
- * failed returns only once its pause or opening has reached the other processes.
+ * What the breaker adds around the transport (whose code stays the same either way): an attempt that
+ * waited for its budget slot checks the site once more before it goes out (another call, or another
+ * process, may have met a pause or the block meanwhile; the slot is then given back unused), and a call
+ * that failed returns only once its pause or opening has reached the other processes.
  */
 function sharedHolds(
   budget: RequestBudget,
@@ -311,6 +320,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
           ...clock,
           ...(options.shared === undefined ? {} : { shared: options.shared }),
           site: site.id,
+          siteName: site.name,
         });
   const cache =
     options.cache ??
@@ -318,7 +328,11 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
       ...(options.store ? { store: options.store } : {}),
       ...(logger ? { logger } : {}),
     });
-  const { reverseUrlTimeoutMs = 20_000, ...transportTuning } = options.transport ?? {};
+  const {
+    reverseUrlTimeoutMs = 20_000,
+    reverseFileTimeoutMs = 60_000,
+    ...transportTuning
+  } = options.transport ?? {};
   const shared = sharedHolds(budget, breaker);
   const ownTransport: Transport = createTransport({
     ...transportTuning,
@@ -352,6 +366,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     site,
     ...imageEndpoints(engine, {
       reverseUrlTimeoutMs,
+      reverseFileTimeoutMs,
       seedImagesFromSearches: options.seedImagesFromSearches ?? true,
     }),
     ...oembedEndpoints(engine),

@@ -73,6 +73,25 @@ export class RateLimitedError extends PhilomenaError {
   }
 }
 
+/**
+ * The board's anti-bot block (docs/board-behaviour.md, "Limits and politeness"): after its 501 challenge, a
+ * client that went on is answered with empty 500s for at least 15 minutes, and every request restarts them.
+ * Nothing goes to the site, from any process, until `retryAfterMs` has passed. It is a `RateLimitedError`
+ * ("slow down"), so whoever already backs off on those backs off on this too; `siteName` names the site
+ * for whoever tells a person.
+ */
+export class SiteBlockedError extends RateLimitedError {
+  readonly siteName: string;
+  constructor(
+    message: string,
+    retryAfterMs: number,
+    context: PhilomenaErrorContext & { readonly siteName?: string },
+  ) {
+    super(message, retryAfterMs, context);
+    this.siteName = context.siteName ?? context.site;
+  }
+}
+
 export type UnavailableReason = 'timeout' | 'network' | 'server-error' | 'circuit-open' | 'budget-exhausted';
 
 /** The site cannot be reached now: 5xx, timeout, reset, the circuit breaker is open, or the budget queue is full. */

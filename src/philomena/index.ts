@@ -40,7 +40,7 @@ export type {
 } from './budget.js';
 export { currentRequestContext, runWithRequestContext } from './request-context.js';
 export type { RequestContext, RequestPriority } from './request-context.js';
-export { createCircuitBreaker } from './breaker.js';
+export { BLOCK_MS, createCircuitBreaker } from './breaker.js';
 export type { BreakerOptions, BreakerState, CircuitBreaker } from './breaker.js';
 export type {
   SharedSiteState,

@@ -1,7 +1,9 @@
 /**
  * What several processes of one program share about a site, so that they are as polite together as one
- * process is alone: a `Retry-After` pause seen by one pauses the site for all, and a circuit breaker opened
- * by one stops the others calling the site until its cool-down ends. The library only defines the shape;
+ * process is alone: a `Retry-After` pause seen by one pauses the site for all, a circuit breaker opened
+ * by one stops the others calling the site until its cool-down ends, and the board's anti-bot block met by
+ * one stops them all for its whole length (one request from any of them would restart it: the block is
+ * per IP, docs/board-behaviour.md). The library only defines the shape;
  * a program that runs several processes implements it over something they all reach (the bot: Redis,
  * src/shared/redis-site-state.ts) and hands it to the registry (`shared`).
  *
@@ -17,6 +19,13 @@ export interface SiteHold {
   readonly pausedMs: number;
   /** Milliseconds left of the cool-down of a breaker some process opened; 0 when none. */
   readonly openMs: number;
+  /** Milliseconds left of the board's anti-bot block some process met (nothing may go); 0 when none. */
+  readonly blockedMs: number;
+  /**
+   * Milliseconds left during which an empty 500 is taken for the block: some process met the anti-bot
+   * 501, or a block, lately (docs/board-behaviour.md); 0 when none.
+   */
+  readonly challengedMs: number;
 }
 
 export interface SharedSiteState {
@@ -24,6 +33,10 @@ export interface SharedSiteState {
   pause(site: string, ms: number): Promise<void>;
   /** Marks `site`'s breaker open for every process for `ms` from now (a longer one is kept). */
   open(site: string, ms: number): Promise<void>;
+  /** The board blocked us: no process sends anything to `site` for `ms` from now (a longer one is kept). */
+  block(site: string, ms: number): Promise<void>;
+  /** The board challenged us (501): an empty 500 within `ms` from now is the block (a longer one is kept). */
+  challenge(site: string, ms: number): Promise<void>;
   /** What is in force for `site` now. */
   read(site: string): Promise<SiteHold>;
 }

@@ -21,6 +21,15 @@
  * breaker. So is a timeout that strikes while the attempt is waiting on its source
  * (a `TimeoutError` DOMException).
  *
+ * The anti-bot layer (docs/board-behaviour.md, "Limits and politeness"): its 501 and an empty 500 are told
+ * to the breaker as such, and once the breaker takes an answer for the board's block, the call fails with
+ * `SiteBlockedError` at once: the request that met the block is not retried (each one restarts it).
+ *
+ * A call that finds the site paused (a 429's `Retry-After` or a 501 met by another call or process) for no
+ * longer than `pauseWaitMs` waits the pause out and goes on, when that fits in its deadline: a member
+ * whose interaction is deferred would rather wait a second than read "try again in 1 s". Autocomplete
+ * never waits (its answer is due within 3 s, without a defer): it fails at once as before.
+ *
  * It returns every answer below 500 except 429 as-is (the client maps 4xx to errors and parses 2xx); it
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
@@ -33,11 +42,12 @@ import project from '../../package.json' with { type: 'json' };
 import {
   InvalidResponseError,
   RateLimitedError,
+  SiteBlockedError,
   SiteUnavailableError,
   type PhilomenaError,
 } from './errors.js';
-import type { CircuitBreaker } from './breaker.js';
-import type { RequestBudget } from './budget.js';
+import type { BreakerTicket, CircuitBreaker } from './breaker.js';
+import type { BudgetSlot, RequestBudget } from './budget.js';
 import { scrubError } from './redact.js';
 import type { RequestContext } from './request-context.js';
 
@@ -165,8 +175,13 @@ export interface TransportOptions {
   readonly baseDelayMs?: number;
   /** Default 8 s. */
   readonly maxDelayMs?: number;
-  /** Least wait after an anti-bot 501. Default 5 s. */
+  /** Least wait after an anti-bot 501. Default 5 s (docs/board-behaviour.md). */
   readonly antiBotDelayMs?: number;
+  /**
+   * A call that finds the site paused for at most this long (in all) waits the pause out instead of failing
+   * (autocomplete never does). Default 2.5 s; 0 turns it off.
+   */
+  readonly pauseWaitMs?: number;
   /** Bodies larger than this are refused. Default 8 MiB. */
   readonly maxBodyBytes?: number;
   readonly budget?: RequestBudget;
@@ -227,6 +242,8 @@ type Outcome =
       readonly retryAfterMs?: number;
       /** The site answered (5xx, 429, 501); false for a timeout or a network error. */
       readonly answered: boolean;
+      /** The anti-bot layer's 501 page, or an empty 500 (its block's signature). */
+      readonly antiBot?: 'challenge' | 'empty-500';
     }
   /** The body's source failed: not the site's doing. */
   | { readonly kind: 'source-failed'; readonly error: unknown };
@@ -302,6 +319,7 @@ export function createTransport(options: TransportOptions): Transport {
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 8_000;
   const antiBotDelayMs = options.antiBotDelayMs ?? 5_000;
+  const pauseWaitMs = Math.max(0, options.pauseWaitMs ?? 2_500);
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? abortableSleep;
@@ -483,13 +501,17 @@ export function createTransport(options: TransportOptions): Transport {
           status,
         }),
         retryAfterMs: wait,
+        antiBot: 'challenge',
       };
     }
     if (status >= 500) {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+      // The board's own 500 says `{"error":"Internal Error"}`; an empty one is the anti-bot block's.
+      const emptyBlock = status === 500 && response.body.trim() === '';
       return {
         kind: 'retryable',
         answered: true,
+        ...(emptyBlock ? { antiBot: 'empty-500' as const } : {}),
         error: new SiteUnavailableError(`${site} failed (HTTP ${status})`, 'server-error', {
           site,
           path,
@@ -509,17 +531,41 @@ export function createTransport(options: TransportOptions): Transport {
     const deadline = now() + (req.timeoutMs === undefined ? deadlineMs : Math.max(deadlineMs, req.timeoutMs));
     const attempts = req.idempotent && req.retry !== false ? maxAttempts : 1;
     let last: Extract<Outcome, { kind: 'retryable' }> | undefined;
+    /** What is left of the call's `pauseWaitMs`. */
+    let pauseLeft = req.requester?.priority === 'autocomplete' ? 0 : pauseWaitMs;
+    /** The wait of a pause this call may sleep through now; undefined when it must fail with `error`. */
+    const shortPause = (error: unknown): number | undefined => {
+      // A pause the breaker holds (no status: no answer of this call), not the block, not too long.
+      if (!(error instanceof RateLimitedError) || error instanceof SiteBlockedError) return undefined;
+      if (error.status !== undefined) return undefined;
+      const wait = error.retryAfterMs;
+      return wait <= pauseLeft && wait < deadline - now() ? wait : undefined;
+    };
     for (let attemptNo = 1; attemptNo <= attempts; attemptNo += 1) {
       if (req.signal?.aborted) throw req.signal.reason;
-      const ticket = options.breaker?.enter();
+      let ticket: BreakerTicket | undefined;
       let outcome: Outcome;
       try {
-        const left = deadline - now();
-        const slot = await options.budget?.acquire(req.path, {
-          timeoutMs: left,
-          ...(req.signal ? { signal: req.signal } : {}),
-          ...(req.requester ? { requester: req.requester } : {}),
-        });
+        let slot: BudgetSlot | undefined;
+        for (;;) {
+          try {
+            ticket = options.breaker?.enter();
+            const left = deadline - now();
+            slot = await options.budget?.acquire(req.path, {
+              timeoutMs: left,
+              ...(req.signal ? { signal: req.signal } : {}),
+              ...(req.requester ? { requester: req.requester } : {}),
+            });
+            break;
+          } catch (error) {
+            ticket?.release();
+            ticket = undefined;
+            const wait = shortPause(error);
+            if (wait === undefined) throw error;
+            pauseLeft -= wait;
+            await sleep(wait, req.signal);
+          }
+        }
         try {
           const attemptMs = Math.max(1, Math.min(timeoutMs, deadline - now()));
           outcome = await attempt(req, path, attemptMs, attemptNo);
@@ -541,7 +587,15 @@ export function createTransport(options: TransportOptions): Transport {
         throw outcome.error;
       }
       if (!outcome.answered && req.countTimeouts === false) ticket?.release();
-      else ticket?.failure(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs });
+      else
+        ticket?.failure({
+          ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+          ...(outcome.antiBot === undefined ? {} : { antiBot: outcome.antiBot }),
+        });
+      // The board blocked us (this answer, or another call's or process's): no retry would be let through,
+      // and each one would restart the block.
+      const blocked = options.breaker?.blocked();
+      if (blocked) throw blocked;
       last = outcome;
       if (attemptNo === attempts) break;
       const backoff = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptNo - 1));

@@ -1,7 +1,9 @@
 /**
  * The board clients' shared site state (src/philomena/shared-state.ts) over Redis, for a bot run as several
- * processes with one `STORE_URL=redis://…`: a `Retry-After` pause and a breaker's cool-down, per site, as
- * two plain keys whose PX lifetime is the time left (`philomena-bot::site:<id>:paused`, `…:open`). Redis
+ * processes with one `STORE_URL=redis://…`: a `Retry-After` pause, a breaker's cool-down, the board's
+ * anti-bot block and the time after its 501 challenge in which an empty 500 is that block
+ * (docs/board-behaviour.md), per site, as plain keys whose PX lifetime is the time left
+ * (`philomena-bot::site:<id>:paused`, `…:open`, `…:blocked`, `…:challenged`). Redis
  * keeps the time on its own clock and deletes them itself, so processes on hosts whose clocks disagree
  * still agree on "how long from now". A write keeps a longer lifetime already there (one Lua script, so
  * two processes writing at once cannot shorten it).
@@ -30,7 +32,11 @@ redis.call('SET', KEYS[1], '1', 'PX', ms)
 return 1
 `;
 
-const READ = `return { redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[2]) }`;
+const READ = `
+local out = {}
+for i, key in ipairs(KEYS) do out[i] = redis.call('PTTL', key) end
+return out
+`;
 
 /**
  * Says once that Redis went away and once that it is back, whatever number of calls fail in between, so a
@@ -95,7 +101,8 @@ export function createRedisSiteState(options: RedisSiteStateOptions): SharedSite
     'board pause and breaker',
     "each process keeps its own sites' pauses and breakers",
   );
-  const keyOf = (site: string, what: 'paused' | 'open'): string => `${prefix}${site}:${what}`;
+  const keyOf = (site: string, what: 'paused' | 'open' | 'blocked' | 'challenged'): string =>
+    `${prefix}${site}:${what}`;
 
   const run = scriptRunner(options.client, health);
 
@@ -107,12 +114,20 @@ export function createRedisSiteState(options: RedisSiteStateOptions): SharedSite
   return {
     pause: (site, ms) => extend(keyOf(site, 'paused'), ms),
     open: (site, ms) => extend(keyOf(site, 'open'), ms),
+    block: (site, ms) => extend(keyOf(site, 'blocked'), ms),
+    challenge: (site, ms) => extend(keyOf(site, 'challenged'), ms),
     async read(site): Promise<SiteHold> {
-      const reply = await run(READ, [keyOf(site, 'paused'), keyOf(site, 'open')], []);
+      const keys = (['paused', 'open', 'blocked', 'challenged'] as const).map((what) => keyOf(site, what));
+      const reply = await run(READ, keys, []);
       const left = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
       const values: unknown[] = Array.isArray(reply) ? reply : [];
-      const [paused, open] = values;
-      return { pausedMs: left(paused), openMs: left(open) };
+      const [paused, open, blocked, challenged] = values;
+      return {
+        pausedMs: left(paused),
+        openMs: left(open),
+        blockedMs: left(blocked),
+        challengedMs: left(challenged),
+      };
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
+import { RateLimitedError, SiteBlockedError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { createRedisSiteState, redisClientOfStore } from '../../src/shared/redis-site-state.js';
@@ -25,6 +25,17 @@ async function board(): Promise<{ served: Served; site: Site; answer: (step: Ste
   return { served, site: resolveSite(served.url), answer: (step) => (current = step) };
 }
 
+const empty500: Step = (req, res) => {
+  req.resume();
+  res.writeHead(500, { 'content-length': '0' });
+  res.end();
+};
+const antiBot: Step = (req, res) => {
+  req.resume();
+  res.writeHead(501, { 'content-type': 'text/html' });
+  res.end('<html><body>Just a moment...</body></html>');
+};
+
 const ok: Step = (req, res) => {
   req.resume();
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -39,7 +50,7 @@ const status =
   };
 
 /** One bot process: its own store connection to the shared Redis, its own registry. */
-function processOn(site: Site, url = processes.redis.url) {
+function processOn(site: Site, url = processes.redis.url, antiBotDelayMs?: number) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
   const store = createStore(url);
@@ -50,11 +61,17 @@ function processOn(site: Site, url = processes.redis.url) {
     cache: store,
     logger,
     shared: createRedisSiteState({ client, logger }),
-    transport: { maxAttempts: 1 },
+    // pauseWaitMs 0: a call refuses during a pause rather than wait out a short one (test/philomena/
+    // short-pause.test.ts), so these tests see the pause itself.
+    transport: {
+      maxAttempts: 1,
+      pauseWaitMs: 0,
+      ...(antiBotDelayMs === undefined ? {} : { antiBotDelayMs }),
+    },
     breaker: { failureThreshold: 2, coolDownMs: 1_000 },
   });
   processes.track({ registry, store });
-  return { registry, client: registry.client(site), logs: () => parseLogLines(lines) };
+  return { registry, client: registry.client(site), redis: client, logs: () => parseLogLines(lines) };
 }
 
 let query = 0;
@@ -86,7 +103,13 @@ describe('createRedisSiteState', () => {
     expect(hold.openMs).toBeLessThanOrEqual(2_000);
     await state.open('derpibooru', 3_000); // longer: extended
     expect((await state.read('derpibooru')).openMs).toBeGreaterThan(2_000);
-    expect(await state.read('furbooru')).toEqual({ pausedMs: 0, openMs: 0 });
+    expect(await state.read('furbooru')).toEqual({ pausedMs: 0, openMs: 0, blockedMs: 0, challengedMs: 0 });
+    await state.block('derpibooru', 60_000);
+    await state.challenge('derpibooru', 120_000);
+    await state.challenge('derpibooru', 1_000); // shorter: kept
+    const held = await state.read('derpibooru');
+    expect(held.blockedMs).toBeGreaterThan(59_000);
+    expect(held.challengedMs).toBeGreaterThan(119_000);
     const redisClient = await client();
     const ttl = await redisClient.eval(`return redis.call('PTTL', KEYS[1])`, {
       keys: ['philomena-bot::site:derpibooru:paused'],
@@ -138,6 +161,30 @@ describe('one board pause and breaker across processes (Redis)', () => {
     await sleep(Math.max(0, 1_000 - (performance.now() - openedAt)) + 100);
     await expect(search(b)).resolves.toMatchObject({ total: 0 });
     expect(served.requests.length).toBe(arrived + 1);
+  });
+
+  it("GIVEN the 501 met by one process and an empty 500 by the other THEN that is the board's block: neither sends anything more, and the block is a Redis key of 16 min", async () => {
+    const { served, site, answer } = await board();
+    const a = processOn(site, processes.redis.url, 100);
+    const b = processOn(site, processes.redis.url, 100);
+    answer(antiBot);
+    await expect(search(a)).rejects.toBeInstanceOf(RateLimitedError);
+    await sleep(150); // the (scaled) pause after the 501 is over
+    answer(empty500);
+    const blocked = await search(b).catch((error: unknown) => error);
+    expect(blocked).toBeInstanceOf(SiteBlockedError);
+    answer(ok);
+    const arrived = served.requests.length;
+    await expect(search(a)).rejects.toBeInstanceOf(SiteBlockedError);
+    await expect(search(b)).rejects.toBeInstanceOf(SiteBlockedError);
+    expect(served.requests.length).toBe(arrived);
+    const ttl = await (
+      await a.redis()
+    ).eval(`return redis.call('PTTL', KEYS[1])`, {
+      keys: [`philomena-bot::site:${site.id}:blocked`],
+      arguments: [],
+    });
+    expect(ttl).toBeGreaterThan(15 * 60_000);
   });
 
   it('GIVEN Redis stops THEN both keep serving on their own state with one log line each, and share again when it is back', async () => {

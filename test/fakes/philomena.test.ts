@@ -1115,6 +1115,8 @@ describe('faults', () => {
   });
 
   it('GIVEN a path rule THEN only matching paths fault (prefix string or RegExp)', async () => {
+    // Path rules only: the block a request soon after the 501 starts is test/fakes/philomena/anti-bot.test.ts.
+    booru.antiBot.configure({ graceMs: 0 });
     booru.inject({ fault: { kind: 'empty-500' }, path: /\/search\/tags$/ });
     booru.inject({ fault: { kind: 'anti-bot' }, path: '/api/v1/json/forums' });
     const empty500 = await api('/search/tags', { q: 'safe' });

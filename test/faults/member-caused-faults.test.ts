@@ -3,8 +3,6 @@
  * (review M3, M4): with `/reverse url:` the board downloads the member's URL, so a slow URL must not open
  * the site's circuit breaker for every server, and each member has one reverse search in flight at most.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSourceOnAttachment } from '../support/messages.js';
 import { ONE_AT_A_TIME_TEXT } from '../../commands/shared/reverse-gate.js';
@@ -16,26 +14,25 @@ import { outcome } from '../support/waiting.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
-let files: Server;
 let stalledUrl: string;
 beforeAll(async () => {
   // The board answers reverse searches after 1.5 s, as if the member's URL trickled in; the bot gives a
-  // reverse search by URL 300 ms here (20 s in production).
+  // reverse search by URL 300 ms here (20 s in production), and one by file 600 ms (60 s in production).
   h = await startHarness({
-    registry: { transport: { reverseUrlTimeoutMs: 300, attemptTimeoutMs: 600, maxAttempts: 1 } },
+    registry: {
+      transport: {
+        reverseUrlTimeoutMs: 300,
+        reverseFileTimeoutMs: 600,
+        attemptTimeoutMs: 600,
+        maxAttempts: 1,
+      },
+    },
   });
   h.booru.inject({ fault: { kind: 'latency', ms: 1500 }, path: `${API}/search/reverse` });
-  // An attachment host (the local Discord's address) that sends the headers and one byte, then stalls.
-  files = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png' });
-    res.write(Buffer.from([0x89]));
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', () => resolve()));
-  stalledUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/attachments/1/2/pic.png`;
+  // An attachment on the local Discord's origin whose host sends the headers and one byte, then stalls.
+  stalledUrl = h.discord.cdnFile('pic.png', 'stall');
 });
 afterAll(async () => {
-  files.closeAllConnections();
-  await new Promise<void>((resolve) => files.close(() => resolve()));
   await h.close();
 });
 

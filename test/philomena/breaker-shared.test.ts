@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker, type CircuitBreaker } from '../../src/philomena/breaker.js';
-import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
+import { RateLimitedError, SiteBlockedError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import type { SharedSiteState } from '../../src/philomena/shared-state.js';
 
 function sharedOn(clock: { time: number }) {
@@ -20,10 +20,17 @@ function sharedOn(clock: { time: number }) {
   const state: SharedSiteState = {
     pause: (site, ms) => extend(`${site}:paused`, ms),
     open: (site, ms) => extend(`${site}:open`, ms),
+    block: (site, ms) => extend(`${site}:blocked`, ms),
+    challenge: (site, ms) => extend(`${site}:challenged`, ms),
     async read(site) {
       reads += 1;
       if (away) throw new Error('backend away');
-      return { pausedMs: left(`${site}:paused`), openMs: left(`${site}:open`) };
+      return {
+        pausedMs: left(`${site}:paused`),
+        openMs: left(`${site}:open`),
+        blockedMs: left(`${site}:blocked`),
+        challengedMs: left(`${site}:challenged`),
+      };
     },
   };
   return {
@@ -134,6 +141,23 @@ describe('circuit breaker with a shared site state', () => {
     one.enter().failure({ retryAfterMs: 5_000 });
     await one.flush?.();
     await expect(other.admit?.()).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it("GIVEN one breaker met the 501 and the other an empty 500 THEN that is the block, and it holds for both (the board's block is per IP)", async () => {
+    const { one, other, advance } = setup();
+    one.enter().failure({ retryAfterMs: 5_000, antiBot: 'challenge' });
+    await one.flush?.();
+    advance(5_000);
+    await other.admit?.();
+    other.enter().failure({ antiBot: 'empty-500' });
+    expect(other.blocked()).toBeInstanceOf(SiteBlockedError);
+    await other.flush?.();
+    await expect(one.admit?.()).rejects.toBeInstanceOf(SiteBlockedError);
+    expect(refusal(() => one.enter())).toBeInstanceOf(SiteBlockedError);
+    expect(one.blocked()).toMatchObject({ retryAfterMs: 16 * 60_000 });
+    advance(16 * 60_000);
+    await one.admit?.();
+    expect(one.blocked()).toBeUndefined();
   });
 
   it('GIVEN no shared state THEN the breaker has no admit or flush (nothing changes around the transport)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCircuitBreaker } from '../../src/philomena/breaker.js';
-import { RateLimitedError, SiteUnavailableError } from '../../src/philomena/errors.js';
+import { BLOCK_MS, createCircuitBreaker } from '../../src/philomena/breaker.js';
+import { RateLimitedError, SiteBlockedError, SiteUnavailableError } from '../../src/philomena/errors.js';
 
 function setup(overrides: { threshold?: number; coolDownMs?: number; maxCoolDownMs?: number } = {}) {
   let time = 0;
@@ -113,5 +113,57 @@ describe('circuit breaker', () => {
     ticket.failure();
     ticket.failure();
     expect(breaker.state()).toBe('closed');
+  });
+});
+
+describe('circuit breaker: the anti-bot block (docs/board-behaviour.md)', () => {
+  it('GIVEN an empty 500 after a 501 THEN blocked for 16 min: blocked() and enter() give SiteBlockedError, then one probe', () => {
+    const { breaker, advance } = setup({ threshold: 5 });
+    breaker.enter().failure({ retryAfterMs: 5_000, antiBot: 'challenge' });
+    expect(breaker.blocked()).toBeUndefined();
+    advance(5_000);
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    const blocked = breaker.blocked();
+    expect(blocked).toBeInstanceOf(SiteBlockedError);
+    expect(blocked).toMatchObject({ retryAfterMs: BLOCK_MS, site: 'derpibooru', siteName: 'derpibooru' });
+    expect(breaker.state()).toBe('open');
+    advance(BLOCK_MS - 1_000);
+    expect(refusal(() => breaker.enter())).toMatchObject({ name: 'SiteBlockedError', retryAfterMs: 1_000 });
+    expect(breaker.retryAfterMs()).toBe(1_000);
+    advance(1_000);
+    expect(breaker.blocked()).toBeUndefined();
+    expect(breaker.state()).toBe('half-open');
+    const probe = breaker.enter();
+    expect(refusal(() => breaker.enter())).toMatchObject({ reason: 'circuit-open' });
+    probe.success();
+    expect(breaker.state()).toBe('closed');
+  });
+
+  it('GIVEN the probe after a block meets an empty 500 THEN the block starts again at once', () => {
+    const { breaker, advance } = setup();
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    expect(breaker.blocked()).toBeInstanceOf(SiteBlockedError);
+    advance(BLOCK_MS);
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    expect(breaker.blocked()).toMatchObject({ retryAfterMs: BLOCK_MS });
+  });
+
+  it('GIVEN empty 500s with other outcomes between them THEN no run, no block', () => {
+    const { breaker } = setup({ threshold: 10 });
+    for (let i = 0; i < 3; i += 1) {
+      breaker.enter().failure({ antiBot: 'empty-500' });
+      breaker.enter().success();
+      breaker.enter().failure({ antiBot: 'empty-500' });
+      breaker.enter().failure();
+    }
+    expect(breaker.blocked()).toBeUndefined();
+  });
+
+  it('GIVEN a site name THEN the block error carries it for the member', () => {
+    const breaker = createCircuitBreaker({ site: 'derpibooru', siteName: 'Derpibooru', now: () => 0 });
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    breaker.enter().failure({ antiBot: 'empty-500' });
+    expect(refusal(() => breaker.enter())).toMatchObject({ siteName: 'Derpibooru' });
   });
 });

@@ -32,6 +32,7 @@ const FINGERPRINTS: Readonly<Record<number, string>> = {
   1: '5173d7b137a2949b',
   2: '444f8951f3614557',
   3: 'e2f861506777e617',
+  4: 'e1485780fc27b374',
 };
 
 /**

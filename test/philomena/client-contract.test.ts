@@ -359,7 +359,7 @@ describe('every cached endpoint: its own lifetime', () => {
   });
 
   it('GIVEN a 500 THEN it is not cached: the next call asks again and succeeds', async () => {
-    booru.inject({ fault: { kind: 'empty-500' }, path: `${API}/images/${IDS.safe}`, times: 3 });
+    booru.inject({ fault: { kind: 'status', status: 500 }, path: `${API}/images/${IDS.safe}`, times: 3 });
     const c = client();
     await expect(c.image(IDS.safe)).rejects.toBeInstanceOf(SiteUnavailableError);
     await expect(c.image(IDS.safe)).resolves.toMatchObject({ id: IDS.safe });
@@ -531,7 +531,10 @@ describe('every URL the client hands out is absolute https', () => {
       'reverseSearch by bytes',
       (c) => c.reverseSearch({ file: new Uint8Array([1, 2, 3]), filename: 'a.png' }, { distance: 0.3 }),
     ],
-    ['submitImage', (c) => c.submitImage({ url: 'https://example.test/new.png' })],
+    [
+      'submitImage',
+      (c) => c.submitImage({ url: 'https://example.test/new.png', tagInput: 'safe, pony, artist:x' }),
+    ],
     ['oembed', (c) => c.oembed('https://derpibooru.org/images/2028858')],
     ['tag', (c) => c.tag('spoiler:s09e26')],
     ['searchTags', (c) => c.searchTags({ q: 'spoiler:*' })],

@@ -300,9 +300,9 @@ describe('client: submit', () => {
   });
 
   it('GIVEN no key THEN ForbiddenError without a request', async () => {
-    await expect(client().submitImage({ url: `${booru.url}/samples/x.png` })).rejects.toBeInstanceOf(
-      ForbiddenError,
-    );
+    await expect(
+      client().submitImage({ url: `${booru.url}/samples/x.png`, tagInput: 'safe, pony, artist:x' }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
     expect(booru.requests).toHaveLength(0);
   });
 });
@@ -498,8 +498,9 @@ describe('client: faults', () => {
     expect(booru.requests).toHaveLength(1);
   });
 
-  it('GIVEN empty 500s THEN SiteUnavailableError after the bounded attempts', async () => {
-    booru.inject({ fault: { kind: 'empty-500' } });
+  it('GIVEN 500s THEN SiteUnavailableError after the bounded attempts', async () => {
+    // The board's own 500 (with its JSON body): empty ones are the anti-bot block (anti-bot-block.test.ts).
+    booru.inject({ fault: { kind: 'status', status: 500 } });
     await expect(client().image(IDS.safe)).rejects.toMatchObject({ reason: 'server-error', status: 500 });
     expect(booru.requests).toHaveLength(3);
   });
@@ -508,7 +509,7 @@ describe('client: faults', () => {
 describe('client: circuit breaker', () => {
   it('GIVEN the site keeps failing THEN calls stop reaching it, and after the cool-down one probe closes the breaker', async () => {
     let time = 0;
-    booru.inject({ fault: { kind: 'empty-500' }, times: 2 });
+    booru.inject({ fault: { kind: 'status', status: 500 }, times: 2 });
     const c = client({
       now: () => time,
       breaker: { failureThreshold: 2, coolDownMs: 30_000 },

@@ -115,7 +115,10 @@ const CASES: readonly Case[] = [
     options: { closed: true },
   },
   { name: 'a 403 on the key owner filters', call: (c) => c.userFilters() },
-  { name: 'a 401 on submission', call: (c) => c.submitImage({ url: 'https://example.test/a.png' }) },
+  {
+    name: 'a 401 on submission',
+    call: (c) => c.submitImage({ url: 'https://example.test/a.png', tagInput: 'safe, pony, artist:x' }),
+  },
   {
     name: 'an open circuit breaker',
     call: (c) => c.userFilters({ page: 500 }),

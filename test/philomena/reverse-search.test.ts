@@ -90,7 +90,9 @@ describe('reverse search by URL (M3)', () => {
       expect(error).toBeInstanceOf(SiteUnavailableError);
       expect(error).toMatchObject({ reason: 'timeout' });
     }
-    expect(reverseCalls()).toHaveLength(2);
+    // The board records a request once it has read it, which for one the client gave up on can come a
+    // little after the client's error: wait for it here rather than have it land in the next test.
+    await expect.poll(() => reverseCalls().length).toBe(2);
     expect(c.stats().breaker).toBe('closed');
     await expect(c.image(IDS.safe)).resolves.toMatchObject({ id: IDS.safe });
     await c.close();
@@ -103,7 +105,7 @@ describe('reverse search by URL (M3)', () => {
       await c.reverseSearch({ url: `https://attacker.example.test/${n}.png` }).catch(() => undefined);
     }
     expect(c.stats().breaker).toBe('closed');
-    expect(reverseCalls()).toHaveLength(4);
+    await expect.poll(() => reverseCalls().length).toBe(4);
     await c.close();
   });
 
@@ -122,6 +124,50 @@ describe('reverse search by URL (M3)', () => {
     booru.inject({ fault: { kind: 'latency', ms: 80 }, path: '/api/v1/json/search/reverse', times: 1 });
     const c = client({ transport: { attemptTimeoutMs: 20, reverseUrlTimeoutMs: 10_000 } });
     await expect(c.reverseSearch({ url: 'https://example.test/a.png' })).resolves.toMatchObject({ total: 0 });
+    await c.close();
+  });
+});
+
+describe("reverse search by file: the board's time is the member's (N4)", () => {
+  it('GIVEN a board that hangs on file searches THEN each search is one attempt, none is counted, and the site still answers', async () => {
+    booru.inject({ fault: { kind: 'hang' }, path: '/api/v1/json/search/reverse' });
+    const c = client({
+      transport: { baseDelayMs: 1, reverseFileTimeoutMs: 50 },
+      breaker: { failureThreshold: 1 },
+    });
+    const { upload } = uploadOf(bytes(5_000, 3));
+    for (const search of [
+      () => c.reverseSearch({ upload }),
+      () => c.reverseSearch({ file: bytes(4_000, 4), filename: 'b.png' }),
+    ]) {
+      await expect(search()).rejects.toMatchObject({ reason: 'timeout' });
+    }
+    // The board records a request once it has read it, which for one the client gave up on can come a
+    // little after the client's error: wait for it here rather than have it land in the next test.
+    await expect.poll(() => reverseCalls().length).toBe(2);
+    expect(c.stats().breaker).toBe('closed');
+    await expect(c.image(IDS.safe)).resolves.toMatchObject({ id: IDS.safe });
+    await c.close();
+  });
+
+  it('GIVEN a board slower than a plain attempt but within the file timeout THEN the file search succeeds', async () => {
+    booru.inject({ fault: { kind: 'latency', ms: 80 }, path: '/api/v1/json/search/reverse', times: 1 });
+    const c = client({ transport: { attemptTimeoutMs: 20, reverseFileTimeoutMs: 10_000 } });
+    await expect(c.reverseSearch({ file: bytes(2_000, 5), filename: 'c.png' })).resolves.toMatchObject({
+      total: 0,
+    });
+    expect(reverseCalls()).toHaveLength(1);
+    await c.close();
+  });
+
+  it("GIVEN the board answers a file search with a 503 THEN that is the board's failure: counted, and the file is not sent again", async () => {
+    booru.inject({ fault: { kind: 'status', status: 503 }, path: '/api/v1/json/search/reverse' });
+    const c = client({ breaker: { failureThreshold: 1 } });
+    const { upload, opens } = uploadOf(bytes(3_000, 6));
+    await expect(c.reverseSearch({ upload })).rejects.toMatchObject({ reason: 'server-error', status: 503 });
+    expect(reverseCalls()).toHaveLength(1);
+    expect(opens()).toBe(1);
+    expect(c.stats().breaker).toBe('open');
     await c.close();
   });
 });

@@ -1,12 +1,16 @@
 /**
  * The checks every parameter passes before anything is sent: ids are whole numbers in range, `page` >= 1,
- * `perPage` 1..50, `distance` 0..1, `limit` 1..50, `sf`/`sd` one of the server's values, path segments
+ * `perPage` 1..50, `distance` 0..1, `limit` 1..50, `sf`/`sd` one of the server's values (Philomena's
+ * `openapi.yaml`, docs/board-behaviour.md "Parameters"), an upload's `tag_input` present, path segments
  * non-empty text. A bad value throws a `RangeError` (or `TypeError` for a value of the wrong type) naming
  * the parameter: a programming error, since callers bound user input already, so it is not clamped silently.
  */
 import type { FilterOption, PageOptions } from '../client-types.js';
 
-/** The sort fields of the image search (`sf`), besides the seeded `random:<n>` and `gallery_id:<n>`. */
+/**
+ * The sort fields of the image search (`sf`), besides the seeded `random:<n>` and `gallery_id:<n>`: the
+ * `SortField` enum of Philomena's `openapi.yaml` (docs/board-behaviour.md, "Parameters").
+ */
 export const SORT_FIELDS = [
   'id',
   'updated_at',
@@ -24,6 +28,7 @@ export const SORT_FIELDS = [
   'pixels',
   'size',
   'duration',
+  'hides',
   '_score',
   'random',
 ] as const;
@@ -106,4 +111,18 @@ export function sortQuery(options: { readonly sf?: string; readonly sd?: string 
     throw new RangeError(`sd must be asc or desc, got ${String(options.sd)}`);
   }
   return { sf: options.sf, sd: options.sd };
+}
+
+/**
+ * An upload's `tag_input`: the board requires it (docs/board-behaviour.md, "Parameters"; at least three tags
+ * with a rating, which the board itself checks and answers in `errors.tag_input`), so an upload without
+ * any is refused here, before anything is sent.
+ */
+export function tagInputOf(value: unknown): string {
+  if (value === undefined)
+    throw new RangeError('tagInput is required: the board refuses an upload without tags');
+  const tags = text('tagInput', value);
+  if (tags.trim() === '')
+    throw new RangeError('tagInput must not be empty: the board refuses an upload without tags');
+  return tags;
 }

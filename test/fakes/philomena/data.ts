@@ -111,7 +111,8 @@ export interface TopicRecord {
   forum: string;
   slug: string;
   title: string | null;
-  author: string | null;
+  /** Always a name: the anonymous name when posted anonymously (openapi.yaml `Topic`, topic_view.ex). */
+  author: string;
   userId: number | null;
   sticky: boolean;
   locked: boolean;
@@ -1077,7 +1078,16 @@ function explicitTags(): TagRecord[] {
     baseTag(90003, 'artist:alpha artist', {
       category: 'origin',
       description: 'Alpha Artist. Commissions open: [my site](https://alpha.example)',
-      dnpEntries: [{ dnp_type: 'With Permission Only', conditions: '', reason: 'Ask first' }],
+      // The shape of dnp_view.ex (openapi.yaml `DnpEntry`): id and created_at included.
+      dnpEntries: [
+        {
+          id: 1201,
+          dnp_type: 'With Permission Only',
+          conditions: '',
+          reason: 'Ask first',
+          created_at: '2023-05-01T12:00:00Z',
+        },
+      ],
     }),
     baseTag(90004, 'twi', { aliasOf: 'twilight sparkle' }),
     baseTag(90005, 'artist:@everyone', { description: '@everyone <@123> ||x||' }),
@@ -1330,7 +1340,8 @@ function buildForums(): { forums: ForumRecord[]; topics: TopicRecord[]; posts: P
       forum: FORUM.dis,
       slug: FORUM.lockedTopic,
       title: 'Locked and empty',
-      author: null,
+      // Posted anonymously: the board names the author as it names anonymous posters.
+      author: 'Background Pony #D0C5',
       userId: null,
       sticky: false,
       locked: true,

@@ -43,10 +43,20 @@
  * - Faults (`inject`) apply before routing; a string `path` matches as a prefix of the request path
  *   (without the query string), a RegExp is tested against that path. `latency` delays then answers
  *   normally; `hang` never answers until `close()`.
+ * - The anti-bot layer (`booru.antiBot`, anti-bot.ts; docs/board-behaviour.md): after an `anti-bot` fault's
+ *   501 page, any request within 5 s starts a 15-minute block in which every request (the API and pages;
+ *   not the files, which stand for the CDN) is answered with an empty 500 and restarts the 15 minutes.
+ *   `booru.antiBot.configure({ graceMs, blockMs })` scales the timings, `advance(ms)` moves its clock,
+ *   `blockedMs()` says what is left; `reset()` clears it.
+ * - Shapes follow Philomena's openapi.yaml where the recordings are silent: a topic's `author` is always a
+ *   name (anonymous ones "Background Pony #…"), DNP entries carry `id` and `created_at`, an upload answers
+ *   `{ image, interactions: [] }`, filter search is sorted by name.
  */
 export { startFakePhilomena } from './server.js';
 export type { FakePhilomena, FakePhilomenaOptions, RecordedRequest } from './server.js';
 export type { Fault, FaultRule } from './faults.js';
+export type { AntiBotLayer, AntiBotTimings } from './anti-bot.js';
+export { REAL_ANTI_BOT_TIMINGS } from './anti-bot.js';
 export type { ImagePatch, NewImage } from './runtime-images.js';
 export {
   FAKE_KEY,

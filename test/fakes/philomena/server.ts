@@ -18,6 +18,7 @@ import {
   type RequestContext,
 } from './board-context.js';
 import { createDataset, FAKE_KEY, OWNER, tagSlugOf } from './data.js';
+import { createAntiBotLayer, type AntiBotLayer } from './anti-bot.js';
 import { answerFault, createFaultTable } from './faults.js';
 import type { FaultRule } from './faults.js';
 import { parseMultipart, type UploadedFile } from './multipart.js';
@@ -55,6 +56,11 @@ export interface FakePhilomena {
   readonly requests: RecordedRequest[];
   inject(rule: FaultRule): void;
   clearFaults(): void;
+  /**
+   * The anti-bot layer (anti-bot.ts): after an `anti-bot` fault's 501, a request within 5 s starts the
+   * 15-minute block of empty 500s that every request restarts. Tests scale its timings and move its clock.
+   */
+  readonly antiBot: AntiBotLayer;
   setErrorStyle(style: ErrorStyle): void;
   setLatency(ms: number): void;
   setFeatured(id: number | null): void;
@@ -109,6 +115,7 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
   const initialLatency = options.latencyMs ?? 0;
   let latency = initialLatency;
   const faults = createFaultTable();
+  const antiBot = createAntiBotLayer();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
@@ -234,7 +241,13 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       body,
       at: Date.now(),
     });
+    // The block answers before anything else, as the real edge does (and each request restarts it).
+    if (antiBot.arrive(url.pathname)) {
+      if (!closed) answerFault({ kind: 'empty-500' }, req, res);
+      return;
+    }
     const fault = faults.take(url.pathname);
+    if (fault?.kind === 'anti-bot') antiBot.challenged();
     if (latency > 0) await sleep(latency);
     if (fault) {
       if (fault.kind === 'latency') await sleep(fault.ms);
@@ -284,6 +297,7 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     requests,
     inject: (rule) => faults.inject(rule),
     clearFaults: () => faults.clear(),
+    antiBot,
     setErrorStyle: (next) => {
       board.style = next;
     },
@@ -300,6 +314,7 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     reset: () => {
       requests.length = 0;
       faults.clear();
+      antiBot.reset();
       latency = initialLatency;
       board.style = initialStyle;
       board.data = createDataset();

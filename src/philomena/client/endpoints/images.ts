@@ -38,6 +38,7 @@ import {
   positiveInt,
   queryString,
   sortQuery,
+  tagInputOf,
   text,
   type Query,
 } from '../params.js';
@@ -54,6 +55,8 @@ async function* fileChunks(file: Uint8Array): AsyncGenerator<Uint8Array> {
 export interface ImageEndpointOptions {
   /** The one attempt of a reverse search by URL (and at least its deadline). */
   readonly reverseUrlTimeoutMs: number;
+  /** The one attempt of a reverse search by file (and at least its deadline). */
+  readonly reverseFileTimeoutMs: number;
   /** Each image a search returns is cached as `image(id)` with the search's filter would cache it. */
   readonly seedImagesFromSearches: boolean;
 }
@@ -146,6 +149,15 @@ export function imageEndpoints(
           page(body.images.map(fixImage), body.total),
         ttlMs: (result: Page<Image>) => ratingLifetime(lifetimes.reverseSearch, result.items),
       };
+      // By file the board analyses the member's picture before it answers (the whole image decoded;
+      // ffmpeg for GIF and WebM), so its time is the member's choice as much as a URL's (review N4): one
+      // attempt (a retry would upload the file again), its own generous timeout, and only the board's
+      // answers (5xx, 429, 501) counted against the site, never a timeout or a reset.
+      const fileTransport = {
+        retry: false,
+        countTimeouts: false,
+        timeoutMs: options.reverseFileTimeoutMs,
+      } as const;
       if ('url' in input) {
         const url = text('url', input.url);
         if (!/^https?:\/\//i.test(url.trim())) throw new RangeError('the image URL must be http(s)');
@@ -177,6 +189,7 @@ export function imageEndpoints(
             ...common,
             query,
             bodyKey: `upload=${shortHash(key)}`,
+            transport: fileTransport,
             body: multipartFileBody({
               field: 'image[image]',
               filename: text('upload.filename', upload.filename),
@@ -198,6 +211,7 @@ export function imageEndpoints(
           ...common,
           query,
           bodyKey: `file=${shortHash(file)}`,
+          transport: fileTransport,
           body: multipartFileBody({
             field: 'image[image]',
             filename: text('filename', input.filename),
@@ -215,12 +229,14 @@ export function imageEndpoints(
       const key = engine.requireKey('submitting an image');
       const url = text('url', input.url).trim();
       if (!/^https?:\/\//i.test(url)) throw new RangeError('the image URL must be http(s)');
+      // The board requires tag_input (docs/board-behaviour.md, "Parameters"): never send an upload without.
+      const tagInput = tagInputOf(input.tagInput);
       const path = `${API}/images?${queryString({ key })}`;
       const body = JSON.stringify({
         url,
         image: {
           ...(input.description === undefined ? {} : { description: input.description }),
-          ...(input.tagInput === undefined ? {} : { tag_input: input.tagInput }),
+          tag_input: tagInput,
           ...(input.sourceUrl === undefined ? {} : { source_url: input.sourceUrl }),
         },
       });

@@ -66,7 +66,8 @@ async function submitImage(board: Board, ctx: RequestContext): Promise<HttpAnswe
     thumbnailsGenerated: false,
     upload: { bytes, ext },
   });
-  return json(200, { image: imageJson(image, false, board.renderContext()) });
+  // An ImageResponse, as image_controller.ex `create` renders it (openapi.yaml): interactions included.
+  return json(200, { image: imageJson(image, false, board.renderContext()), interactions: [] });
 }
 
 function sniff(bytes: Buffer): FileExtension | undefined {

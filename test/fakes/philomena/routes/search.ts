@@ -35,6 +35,9 @@ const SORT_FIELDS: Readonly<Record<string, (image: ImageRecord) => number>> = {
   pixels: (i) => i.width * i.height,
   size: (i) => i.size,
   duration: (i) => i.duration,
+  // The board sorts by its count of users who hid the image; the local board keeps no hides, so they tie
+  // (and the id decides) rather than fall back to first_seen_at as an unknown field would.
+  hides: () => 0,
   // No relevance ranking here: every match scores the same, so the id tie-break decides.
   _score: () => 0,
 };
