@@ -309,14 +309,17 @@ export async function renderSearchPage(
       imageGrid(items, {
         site: state.site,
         ageRestricted: view.ageRestricted,
+        spoilerChannel: view.spoilerChannel,
         ...(filter === undefined ? {} : { filter }),
         heading,
         footer: `${state.site.name} · page ${page} of ${pages}`,
         rows,
         textMax: V2_ANSWER_TEXT_MAX,
       });
-    // Laid out once without the picker to learn which images the rating rule and the filter let show.
-    const shown = layout([]).shown;
+    // Laid out once without the picker to learn which images the rating rule and the filter let show
+    // (those the list had no room for, with their sources, are still picked for their full cards).
+    const laidOut = layout([]);
+    const shown = [...laidOut.shown, ...laidOut.unlisted];
     const withRows = layout([...pickRow(state.site, shown), ...nav]);
     return { componentsV2: true, components: [withRows.container] };
   }

@@ -1,7 +1,16 @@
 /**
  * Cards for board pages that are not images, shared by `/tag` and link unfurls (and Show card): a tag's
- * card (description, aliases, implications, an example image under the rating rule), and a search's first
- * result with the search's total.
+ * card (description, aliases, implications, an example image under the rating rule), a search's first
+ * result with the search's total, comments, forum topics and posts, galleries and profiles.
+ *
+ * The words on these pages follow the pictures (security review N10): text written about images shows
+ * only where the picture it is about would show in full here, under the rating rule and the server's
+ * filter (a comment's excerpt with its image's card, a gallery's title, spoiler warning and description
+ * with its cover's). Forum titles and posts are about no image: they are members' own words, which no
+ * rating and no filter covers, so the bot cannot tell a safe one, and outside age-restricted channels
+ * (spoiler channels included) their cards hold only the forum's name, the author, the figures and the
+ * link. A spoiler channel needs nothing more here: these cards carry no picture of their own, and the
+ * image cards beside them spoiler theirs (the view carries it into their context).
  */
 import type { APIEmbed } from 'discord.js';
 import { isPhilomenaError } from '../../src/errors.js';
@@ -20,7 +29,6 @@ import {
   truncateMarkdown,
   type ImageCard,
 } from '../../src/render/index.js';
-import { mayShow } from './safety.js';
 import { safeSearchQuery } from './safety.js';
 import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
@@ -68,6 +76,7 @@ export async function tagCardEmbed(
   return tagCard(tag, {
     site: view.site,
     ageRestricted: view.ageRestricted,
+    ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(example === undefined ? {} : { example }),
     ...(aliasOf === undefined ? {} : { aliasOf }),
   });
@@ -125,8 +134,9 @@ function when(iso: string): string {
 
 /**
  * A comment: its author, time and an excerpt, then the image it belongs to as a credited card. The rating
- * rule covers the comment too: on an image that is not safe, outside an age-restricted channel, the
- * excerpt is not shown (its words are about that image).
+ * rule and the server's filter cover the comment too: its words are about that image, so the excerpt
+ * shows only where the image's card shows its picture in full (gate `full`: allowed here, and neither
+ * hidden nor spoilered by the filter).
  */
 export async function commentCards(
   client: PhilomenaClient,
@@ -136,12 +146,14 @@ export async function commentCards(
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
   const comment = await client.comment(commentId);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
-  const shown = view.ageRestricted || mayShow(fetched.image, false);
+  const shown = card.gate === 'full';
   const embed: APIEmbed = {
     title: truncate(`Comment by ${neutraliseMentions(comment.author)} on image ${comment.image_id}`, 256),
     url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
     description: [
-      shown ? excerpt(comment.body, view) : '*(Not shown here: its image is not one this channel may show.)*',
+      shown
+        ? excerpt(comment.body, view)
+        : '*(Not shown here: the text shows only where its image’s picture does.)*',
       when(comment.created_at),
     ]
       .filter((line) => line !== '')
@@ -150,7 +162,15 @@ export async function commentCards(
   return { embeds: [embed], image: card, imageId: fetched.image.id };
 }
 
-/** A forum topic (title, forum, author, posts, last reply), or one post of it (author, time, excerpt). */
+/** Said in place of a forum's words outside age-restricted channels. */
+const FORUM_TEXT_WITHHELD =
+  '*(Title and text shown only in age-restricted channels: forum posts are members’ own words, which no rating covers.)*';
+
+/**
+ * A forum topic (title, forum, author, posts, last reply), or one post of it (author, time, excerpt).
+ * Outside age-restricted channels no title or excerpt (see the module comment): the forum's name, the
+ * author, the figures and the link.
+ */
 export async function topicCard(
   client: PhilomenaClient,
   link: { readonly forum: string; readonly topic: string; readonly postId: number | undefined },
@@ -158,7 +178,15 @@ export async function topicCard(
 ): Promise<APIEmbed> {
   const [forum, topic] = await Promise.all([client.forum(link.forum), client.topic(link.forum, link.topic)]);
   const base = `${view.site.baseUrl}/forums/${encodeURIComponent(link.forum)}/topics/${encodeURIComponent(topic.slug)}`;
-  const title = truncate(neutraliseMentions(`${topic.title ?? topic.slug} (${forum.name})`), 256);
+  const words = view.ageRestricted;
+  const title = truncate(
+    neutraliseMentions(
+      words
+        ? `${topic.title ?? topic.slug} (${forum.name})`
+        : `A ${link.postId === undefined ? 'topic' : 'post'} in ${forum.name}`,
+    ),
+    256,
+  );
   if (link.postId !== undefined) {
     const post = await client.topicPost(link.forum, link.topic, link.postId);
     return {
@@ -166,7 +194,7 @@ export async function topicCard(
       url: `${base}?post_id=${post.id}#post_${post.id}`,
       description: [
         `**${neutraliseMentions(escapeInline(post.author ?? 'Anonymous'))}** ${when(post.created_at)}`,
-        excerpt(post.body, view),
+        words ? excerpt(post.body, view) : FORUM_TEXT_WITHHELD,
       ].join('\n'),
     };
   }
@@ -176,13 +204,19 @@ export async function topicCard(
     ...(topic.last_replied_to_at === null ? [] : [`last reply ${when(topic.last_replied_to_at)}`]),
     ...(topic.locked ? ['locked'] : []),
   ];
-  return { title, url: base, description: facts.join(' · ') };
+  return {
+    title,
+    url: base,
+    description: words ? facts.join(' · ') : `${facts.join(' · ')}\n${FORUM_TEXT_WITHHELD}`,
+  };
 }
 
 /**
  * A gallery: title, creator, image count (as this view's filter sees it), and its cover image as a
- * credited card under the rating rule. Its description shows only where the cover may be shown (the
- * words are about those images), and its spoiler warning always.
+ * credited card under the rating rule. Its title, spoiler warning and description are words about its
+ * images: they show only where the cover's card shows its picture in full (gate `full`: allowed here,
+ * and neither hidden nor spoilered by the filter); elsewhere, and when the cover cannot be read, the card
+ * is titled by the gallery's number.
  */
 export async function galleryCards(
   client: PhilomenaClient,
@@ -206,19 +240,22 @@ export async function galleryCards(
       ? Promise.resolve(undefined)
       : showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined),
   ]);
-  const coverShown = cover !== undefined && (view.ageRestricted || mayShow(cover.fetched.image, false));
+  const coverShown = cover?.card.gate === 'full';
+  const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
   const lines = [
     `by **${neutraliseMentions(escapeInline(gallery.creator ?? 'someone'))}**${count === undefined ? '' : ` · ${count.toLocaleString('en-US')} image${count === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`}`,
-    ...(gallery.spoiler_warning.trim() === ''
-      ? []
-      : [`Spoiler warning: ${excerpt(gallery.spoiler_warning, view)}`]),
-    ...(gallery.description.trim() === ''
-      ? []
-      : [coverShown ? excerpt(gallery.description, view) : '*(Description not shown here.)*']),
+    ...(coverShown && gallery.spoiler_warning.trim() !== ''
+      ? [`Spoiler warning: ${excerpt(gallery.spoiler_warning, view)}`]
+      : []),
+    ...(coverShown && gallery.description.trim() !== '' ? [excerpt(gallery.description, view)] : []),
+    ...(!coverShown && hasWords
+      ? ['*(Its title, spoiler warning and description show only where its cover’s picture does.)*']
+      : []),
   ];
+  const title = coverShown && gallery.title.trim() !== '' ? gallery.title : `Gallery ${gallery.id}`;
   return {
     embed: {
-      title: truncate(neutraliseMentions(gallery.title), 256),
+      title: truncate(neutraliseMentions(title), 256),
       url: `${view.site.baseUrl}/galleries/${gallery.id}`,
       description: truncateMarkdown(lines.join('\n'), 2_000),
     },

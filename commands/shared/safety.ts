@@ -1,21 +1,34 @@
 /**
- * The bot's safety rules, as pure functions: whether a channel is age-restricted, which images may be
- * shown there, and the search query that keeps non-age-restricted channels to `safe` images.
+ * The bot's safety rules, as pure functions: whether a channel is age-restricted or a spoiler channel,
+ * which images may be shown there, and the search query that keeps non-age-restricted channels to `safe`
+ * images.
  *
- * Everything fails closed: an unknown channel is not age-restricted, an image without a rating tag is not
- * safe, and a query whose brackets could escape the `safe` clause is made literal.
+ * Everything fails closed: an unknown channel is not age-restricted, a channel that says it is both
+ * age-restricted and a spoiler channel is a plain spoiler channel, a thread whose parent is unknown is a
+ * spoiler channel's, an image without a rating tag is not safe, and a query whose brackets could escape
+ * the `safe` clause is made literal.
  */
-import { ChannelType } from 'discord.js';
+import { ChannelFlags, ChannelType } from 'discord.js';
 
 /**
- * What the rule needs of a channel; a discord.js `Channel` fits it as it is. `parent` is read only for
- * threads, which have no age restriction of their own and follow their parent channel.
+ * What the rules need of a channel; a discord.js `Channel` fits it as it is, and so do the runtime's
+ * `ChannelFacts`. `parent` is read only for threads, which have no age restriction or spoiler flag of
+ * their own and follow their parent channel. `flags` is Discord's channel flags field: a number, or
+ * discord.js's bit field of it.
  */
 export interface ChannelLike {
   readonly type: number;
   readonly nsfw?: boolean | null;
+  readonly flags?: unknown;
   readonly parent?: unknown;
 }
+
+/**
+ * IS_SPOILER_CHANNEL (1 << 21, July 2026; docs/spoiler-channels.md): members opt in to view the channel,
+ * and media posted there belongs behind a spoiler. Discord sets it only on channels that are not
+ * age-restricted.
+ */
+export const IS_SPOILER_CHANNEL: number = ChannelFlags.IsSpoilerChannel;
 
 /** Guild channels that carry Discord's own "age-restricted" flag. */
 const FLAGGED_TYPES: ReadonlySet<number> = new Set([
@@ -33,21 +46,54 @@ const THREAD_TYPES: ReadonlySet<number> = new Set([
   ChannelType.AnnouncementThread,
 ]);
 
+/** A channel's flags field as a number: Discord's number, or the one in discord.js's bit field; else 0. */
+function flagsOf(channel: object): number {
+  const flags: unknown = 'flags' in channel ? channel.flags : undefined;
+  if (typeof flags === 'number') return flags;
+  if (typeof flags === 'object' && flags !== null && 'bitfield' in flags) {
+    const bits: unknown = flags.bitfield;
+    if (typeof bits === 'number') return bits;
+  }
+  return 0;
+}
+
+function spoilerFlagged(channel: unknown): boolean {
+  if (typeof channel !== 'object' || channel === null) return false;
+  return (flagsOf(channel) & IS_SPOILER_CHANNEL) !== 0;
+}
+
 function flagged(channel: unknown): boolean {
   if (typeof channel !== 'object' || channel === null) return false;
   const type = 'type' in channel ? channel.type : undefined;
   const nsfw = 'nsfw' in channel ? channel.nsfw : undefined;
-  return typeof type === 'number' && FLAGGED_TYPES.has(type) && nsfw === true;
+  // A channel flagged both ways is not one Discord makes: read it as the plain spoiler channel it may be.
+  return typeof type === 'number' && FLAGGED_TYPES.has(type) && nsfw === true && !spoilerFlagged(channel);
 }
 
 /**
- * True only for an age-restricted guild channel, or a thread whose parent is one. DMs, group DMs,
- * categories, unknown types, a thread without a known parent, and no channel at all are false.
+ * True only for an age-restricted guild channel, or a thread whose parent is one, that is not also
+ * marked a spoiler channel. DMs, group DMs, categories, unknown types, a thread without a known parent,
+ * and no channel at all are false.
  */
 export function isAgeRestrictedChannel(channel: ChannelLike | null | undefined): boolean {
   if (!channel) return false;
-  if (THREAD_TYPES.has(channel.type)) return flagged(channel.parent);
+  if (THREAD_TYPES.has(channel.type)) return flagged(channel.parent) && !spoilerFlagged(channel);
   return flagged(channel);
+}
+
+/**
+ * Whether every picture posted here goes behind Discord's spoiler: a spoiler channel (IS_SPOILER_CHANNEL),
+ * or a thread of one. A thread is judged by its parent, as for age restriction, and fails closed: a
+ * thread whose parent is unknown (a server the bot is not in) counts as a spoiler channel's, and so does
+ * one carrying the flag itself. For the rating rule a spoiler channel is a plain channel (see
+ * {@link isAgeRestrictedChannel}). No channel at all is false: the caller decides (resolveView).
+ */
+export function isSpoilerChannel(channel: ChannelLike | null | undefined): boolean {
+  if (!channel) return false;
+  if (spoilerFlagged(channel)) return true;
+  if (!THREAD_TYPES.has(channel.type)) return false;
+  const parent = channel.parent;
+  return typeof parent !== 'object' || parent === null || spoilerFlagged(parent);
 }
 
 /** The rating rule of the cards (render/image-card.ts), for callers that decide without a card. */

@@ -92,6 +92,10 @@ export async function filterContext(
   }
 }
 
+/**
+ * The card's context for `view`. A spoiler channel's view makes every card built with it spoiler its
+ * picture (and `cardMessage` then picks the form that can), so a caller needs nothing more than the view.
+ */
 export function cardContext(
   view: View,
   filter: CardContext['filter'],
@@ -100,6 +104,7 @@ export function cardContext(
   return {
     site: view.site,
     ageRestricted: view.ageRestricted,
+    ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(filter === undefined ? {} : { filter }),
     ...(extra.reveal === undefined ? {} : { reveal: extra.reveal }),
     ...(extra.footerExtra === undefined ? {} : { footerExtra: extra.footerExtra }),
@@ -147,10 +152,24 @@ export interface CardMessageOptions {
   readonly form?: CardForm;
 }
 
-/** The rows of a card: the Reveal button first when the card can be revealed, then `rows`. */
-function cardRows(card: ImageCard, site: Site, imageId: number, options: CardMessageOptions): ControlRow[] {
+/**
+ * The rows of a card: the Reveal button first when the card can be revealed, then `rows`. In Components
+ * V2 a spoiler channel's card shows its picture behind the native spoiler, so it needs no Reveal for
+ * that (only for what the filter spoilers).
+ */
+function cardRows(
+  card: ImageCard,
+  site: Site,
+  imageId: number,
+  options: CardMessageOptions,
+  form: CardForm,
+): ControlRow[] {
+  const pictured =
+    form === 'v2' && card.spoilerChannel === true && card.gate === 'full' && card.media !== null;
   const reveal =
-    (options.revealable ?? true) && card.revealable ? [buttonRow([revealButton(site, imageId)])] : [];
+    (options.revealable ?? true) && card.revealable && !pictured
+      ? [buttonRow([revealButton(site, imageId)])]
+      : [];
   return [...reveal, ...(options.rows ?? [])];
 }
 
@@ -182,8 +201,9 @@ function v2Body(
 
 /**
  * Whether Components V2 shows more of this card than an embed: a video that plays (an embed shows a still
- * and a link), or a picture behind Discord's own spoiler (an embed can show none). For a still or an
- * animated gif both show the same picture, and the embed keeps its larger text room.
+ * and a link), or a picture behind Discord's own spoiler (an embed can show none: a picture the filter
+ * spoilers, and every picture in a spoiler channel). For a still or an animated gif both show the same
+ * picture, and the embed keeps its larger text room.
  */
 export function v2ShowsMore(card: ImageCard): boolean {
   return card.media !== null && (card.media.kind === 'video' || card.media.spoiler);
@@ -193,7 +213,9 @@ export function v2ShowsMore(card: ImageCard): boolean {
  * The message of one image card. The one place that chooses between Components V2 and embeds: the form
  * of the message being edited when there is one (Discord cannot take the V2 flag off, and paging keeps
  * one form); for a new message V2 where it shows more ({@link v2ShowsMore}) and holds the card whole
- * (V2 has 4,000 characters of text against an embed's 6,000), else the embed.
+ * (V2 has 4,000 characters of text against an embed's 6,000), else the embed. In a spoiler channel that
+ * means V2 with the picture behind Discord's spoiler; where V2 cannot hold every credit and source line,
+ * the card's embed, which carries no picture there (it says so, and Reveal shows it to one member).
  */
 export function cardMessage(
   card: ImageCard,
@@ -201,15 +223,14 @@ export function cardMessage(
   imageId: number,
   options: CardMessageOptions = {},
 ): MessageBody {
-  const rows = cardRows(card, site, imageId, options);
   if (options.form === 'v2' || (options.form === undefined && v2ShowsMore(card))) {
-    const v2 = v2Body(card, rows, options.content);
+    const v2 = v2Body(card, cardRows(card, site, imageId, options, 'v2'), options.content);
     if (v2.whole || options.form === 'v2') return v2.body;
   }
   return {
     ...(options.content === undefined ? {} : { content: options.content }),
     embeds: fitEmbeds([card.embed]),
-    components: rows,
+    components: cardRows(card, site, imageId, options, 'embed'),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * The view of one interaction or message: which site, which filter, and whether the channel is
- * age-restricted. Resolved fresh each time so a settings change applies at once.
+ * The view of one interaction or message: which site, which filter, whether the channel is
+ * age-restricted, and whether it is a spoiler channel. Resolved fresh each time so a settings change
+ * applies at once.
  */
 import type { Site } from '../../src/philomena/sites.js';
-import { isAgeRestrictedChannel, type ChannelLike } from './safety.js';
+import { isAgeRestrictedChannel, isSpoilerChannel, type ChannelLike } from './safety.js';
 import type { GuildSettings } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
 
@@ -13,6 +14,12 @@ export interface View {
   /** The filter to apply on `site`; undefined means the site's own default. */
   readonly filterId: number | undefined;
   readonly ageRestricted: boolean;
+  /**
+   * A spoiler channel (or a thread of one): for the rating rule a plain channel (`ageRestricted` is then
+   * false), and every picture posted here goes behind Discord's spoiler (cardContext carries it into the
+   * cards, so whatever renders with this view spoilers them).
+   */
+  readonly spoilerChannel: boolean;
   /** Null in DMs. */
   readonly guildId: string | null;
   /** Whether `>>123` references in chat get cards here (a server setting; on by default and in DMs). */
@@ -28,13 +35,19 @@ export function makeView(options: {
   readonly guildFilters: Readonly<Record<string, number>>;
   readonly sites: SiteDirectory;
   readonly imageReferences?: boolean;
+  /** Default false. True also forces `ageRestricted` off: a spoiler channel is never age-restricted. */
+  readonly spoilerChannel?: boolean;
 }): View {
-  const { guildId, ageRestricted, guildFilters, sites } = options;
+  const { guildId, guildFilters, sites } = options;
   const imageReferences = options.imageReferences ?? true;
+  const spoilerChannel = options.spoilerChannel ?? false;
+  // Fail closed: Discord never makes a channel both, and one that says so is read as the plain one.
+  const ageRestricted = options.ageRestricted && !spoilerChannel;
   const build = (site: Site): View => ({
     site,
     filterId: sites.filterFor(site, guildFilters),
     ageRestricted,
+    spoilerChannel,
     guildId,
     imageReferences,
     forSite: build,
@@ -59,6 +72,8 @@ export async function resolveView(
     guildId: input.guildId,
     // Not in a server means a DM: never age-restricted, whatever the channel object says.
     ageRestricted: input.guildId !== null && isAgeRestrictedChannel(input.channel),
+    // Nor a spoiler channel. In a server, a channel the bot cannot identify counts as one (fail closed).
+    spoilerChannel: input.guildId !== null && (input.channel === null || isSpoilerChannel(input.channel)),
     guildFilters: record?.filters ?? {},
     sites,
     imageReferences: record?.imageReferences !== false,

@@ -94,18 +94,29 @@ export interface UnfurlReplyBody {
   readonly dropped: number;
 }
 
+/** Buttons in one action row (Discord's limit). */
+const ROW_BUTTONS_MAX = 5;
+
 /**
  * The embeds that fit one message and the Reveal buttons of exactly those cards: `fitEmbeds` may drop
- * cards from the end, and a button must not reveal an image whose card is not there.
+ * cards from the end, and a button must not reveal an image whose card is not there. Five buttons a row
+ * (in a spoiler channel every pictured card has one, and Show card holds ten), one button per image
+ * (custom ids must differ: two cards of one image share it).
  */
 export function unfurlReplyBody(cards: readonly UnfurlCard[]): UnfurlReplyBody {
   const embeds = fitEmbeds(cards.map((card) => card.embed));
-  const reveal = cards.slice(0, embeds.length).flatMap((card) => (card.reveal ? [card.reveal] : []));
-  return {
-    embeds,
-    components: reveal.length > 0 ? [buttonRow(reveal)] : [],
-    dropped: cards.length - embeds.length,
-  };
+  const seen = new Set<string>();
+  const reveal = cards.slice(0, embeds.length).flatMap((card) => {
+    const button = card.reveal;
+    if (button === undefined || !('custom_id' in button) || seen.has(button.custom_id)) return [];
+    seen.add(button.custom_id);
+    return [button];
+  });
+  const rows: ActionRow[] = [];
+  for (let i = 0; i < reveal.length; i += ROW_BUTTONS_MAX) {
+    rows.push(buttonRow(reveal.slice(i, i + ROW_BUTTONS_MAX)));
+  }
+  return { embeds, components: rows, dropped: cards.length - embeds.length };
 }
 
 /**

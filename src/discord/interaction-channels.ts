@@ -1,10 +1,10 @@
 /**
  * The channel an interaction came from, where discord.js has none. A user-installed command used in a
- * server the bot is not in (or a group DM) carries a partial `channel` (type, `nsfw`, a thread's
+ * server the bot is not in (or a group DM) carries a partial `channel` (type, `nsfw`, `flags`, a thread's
  * `parent_id`), but discord.js builds no channel object for a server it does not know, so
  * `interaction.channel` is null there. The runtime keeps what the raw INTERACTION_CREATE said, per
- * interaction, for the rating rule: a thread is judged by its parent only when the bot knows the parent
- * (otherwise it is not age-restricted: fail closed).
+ * interaction, for the rating rule and spoiler channels: a thread is judged by its parent only when the
+ * bot knows the parent (otherwise it is not age-restricted and is a spoiler channel's: fail closed).
  */
 import { Events, type Client, type Interaction } from 'discord.js';
 import type { ChannelFacts } from './channel-poster.js';
@@ -18,7 +18,18 @@ interface RawChannel {
   readonly id?: unknown;
   readonly type?: unknown;
   readonly nsfw?: unknown;
+  readonly flags?: unknown;
   readonly parent_id?: unknown;
+}
+
+/** A channel's flags (IS_SPOILER_CHANNEL ...): the raw number, or discord.js's bit field of it; else 0. */
+function flagsOf(flags: unknown): number {
+  if (typeof flags === 'number' && Number.isSafeInteger(flags)) return flags;
+  if (typeof flags === 'object' && flags !== null && 'bitfield' in flags) {
+    const bits: unknown = flags.bitfield;
+    if (typeof bits === 'number') return bits;
+  }
+  return 0;
 }
 
 /** Starts remembering the channels of `client`'s interactions (bot.ts, for every client it makes). */
@@ -35,8 +46,15 @@ export function rememberInteractionChannels(client: Client): void {
       id: typeof channel.id === 'string' ? channel.id : '',
       type: channel.type,
       nsfw: channel.nsfw === true,
+      flags: flagsOf(channel.flags),
       parent:
-        parent === undefined ? null : { type: parent.type, nsfw: 'nsfw' in parent && parent.nsfw === true },
+        parent === undefined
+          ? null
+          : {
+              type: parent.type,
+              nsfw: 'nsfw' in parent && parent.nsfw === true,
+              flags: flagsOf('flags' in parent ? parent.flags : undefined),
+            },
     });
     if (seen.size > KEEP) {
       const oldest = seen.keys().next();

@@ -20,7 +20,13 @@ import {
   type APIMediaGalleryComponent,
   type APITextDisplayComponent,
 } from 'discord.js';
-import { PROCESSING_NOTICE, SPOILER_NOTICE_END, type CardMedia, type ImageCard } from './image-card.js';
+import {
+  PROCESSING_NOTICE,
+  SPOILER_CHANNEL_NOTICE,
+  SPOILER_NOTICE_END,
+  type CardMedia,
+  type ImageCard,
+} from './image-card.js';
 import { bareUrl, escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
 import { V2_TEXT_MAX } from './limits.js';
 
@@ -179,7 +185,13 @@ function sortFields(fields: readonly APIEmbedField[]): {
 /** The gate notice and the board's own description, told apart (the embed form holds both in one). */
 function splitDescription(card: ImageCard): { notice: string; description: string } {
   const text = card.embed.description ?? '';
-  if (card.gate === 'full') return { notice: '', description: text };
+  if (card.gate === 'full') {
+    // The embed of a spoiler channel's card says it left the picture out; here it is, behind a spoiler.
+    if (card.spoilerChannel === true && card.media !== null && text.startsWith(SPOILER_CHANNEL_NOTICE)) {
+      return { notice: '', description: text.slice(SPOILER_CHANNEL_NOTICE.length).trim() };
+    }
+    return { notice: '', description: text };
+  }
   if (card.gate === 'processing') {
     if (!text.startsWith(PROCESSING_NOTICE)) return { notice: '', description: text };
     return { notice: PROCESSING_NOTICE, description: text.slice(PROCESSING_NOTICE.length).trim() };

@@ -1,12 +1,19 @@
 /**
- * A search grid as a Components V2 container: the heading, one numbered line per image (its link and
- * credit), a media gallery of small pictures, and a footer.
+ * A search grid as a Components V2 container: the heading, one numbered line per image (its link, its
+ * credit, its first source and how many more it has), a media gallery of small pictures, and a footer.
  *
  * The rating rule holds per image, as on the card: an image that may not be shown here (not `safe`
  * outside an age-restricted channel, a deleted or merged stub, an image one of the filter's hidden tags
  * hits) is left out entirely, neither listed nor pictured. A spoilered image is listed and pictured
  * behind Discord's native spoiler when the filter is known (so it is known not to be hidden), else
- * listed without a picture; a processing image is listed without a picture.
+ * listed without a picture; a processing image is listed without a picture. In a spoiler channel every
+ * picture is behind the spoiler.
+ *
+ * Every listed image carries its credit and sources (non-negotiable 1, security review N11): its line
+ * holds the credit (linked where there is room, else the names, at least the first and a count of the
+ * rest) and the first source with a count of the others; its full card is one pick away. When the text
+ * budget cannot hold that for every image, fewer are listed and pictured (a picture never goes out
+ * without its sources), and a last line counts the rest of the page (`Grid.unlisted`).
  */
 import {
   ComponentType,
@@ -27,6 +34,7 @@ import {
   mayShow,
   plainMediaText,
   previewOf,
+  sourceEntry,
   type CardContext,
 } from './image-card.js';
 import { escapeInline, maskedLink, neutraliseMentions, truncate, truncateMarkdown } from './discord-text.js';
@@ -42,25 +50,86 @@ export interface GridOptions {
   /** Plain text, shown small. */
   readonly footer?: string;
   readonly rows?: readonly APIActionRowComponent<APIComponentInMessageActionRow>[];
-  /** Text budget of the grid (all its text displays together); default, and at most, V2_TEXT_MAX. */
+  /**
+   * Text budget of the grid (all its text displays together); default, and at most, V2_TEXT_MAX; read as
+   * at least {@link GRID_TEXT_MIN}.
+   */
   readonly textMax?: number;
+  /** A spoiler channel: every picture behind Discord's spoiler, and the plain channel's rating rule. */
+  readonly spoilerChannel?: boolean;
 }
 
 export interface Grid {
   readonly container: APIContainerComponent;
   /** The images listed, in the order listed (numbered from 1). */
   readonly shown: readonly VisibleImage[];
+  /**
+   * Images that may be shown here but for which the text budget had no room with their credit and
+   * sources, in order, after `shown`: neither listed nor pictured (the list's last line counts them). A
+   * caller may still offer them in its picker, whose full cards carry everything.
+   */
+  readonly unlisted: readonly VisibleImage[];
 }
 
 const HEADING_MAX = 400;
 const FOOTER_MAX = 300;
+/** The smallest text budget a grid is cut to: a short heading and footer, and a line for the page. */
+export const GRID_TEXT_MIN = 500;
 /** Said when every image was left out, so the grid is never without text. */
 const NONE_SHOWN = 'No image here can be shown in this channel.';
 
 /** Whether the image may be listed here at all (see the module comment). */
 function listable(image: Image, options: GridOptions): image is VisibleImage {
-  if (image.kind !== 'image' || !mayShow(image, options.ageRestricted)) return false;
+  // A spoiler channel is a plain channel for the rating rule, whatever else the options say.
+  const ageRestricted = options.ageRestricted && options.spoilerChannel !== true;
+  if (image.kind !== 'image' || !mayShow(image, ageRestricted)) return false;
   return !hiddenByFilter(image, options.filter);
+}
+
+/** The longest credit line a grid line asks for: the whole linked credit fits below this. */
+const CREDIT_LINE_MAX = 1_200;
+const CREDIT_LABEL = '**Credit:** ';
+
+/**
+ * The credit of a line within `room`: the card's linked credit when it fits, else the credited names
+ * without links, as many as fit, at least the first and a count of the rest ({@link minimalCredit}).
+ */
+function creditWithin(image: VisibleImage, site: Site, room: number): string {
+  const linked = creditLine(image, site, CREDIT_LINE_MAX);
+  const names = creditNames(image);
+  if (names.length === 0 || linked.length <= room) return linked;
+  const minimal = minimalCredit(image, site);
+  if (room <= minimal.length) return minimal;
+  const more = (n: number): string => `… and ${n} more`;
+  return CREDIT_LABEL + joinWithin(names, ', ', room - CREDIT_LABEL.length, more).text;
+}
+
+function creditNames(image: VisibleImage): string[] {
+  return creditsOf(image.tags).map((credit) => escapeInline(truncate(credit.name, 80)));
+}
+
+/** The shortest credit a line carries: the first credited name and a count of the others. */
+function minimalCredit(image: VisibleImage, site: Site): string {
+  const names = creditNames(image);
+  const [first] = names;
+  // No credit tag: the card's own words ("artist unknown", "anonymous artist" ...), always short.
+  if (first === undefined) return creditLine(image, site, CREDIT_LINE_MAX);
+  const left = names.length - 1;
+  return `${CREDIT_LABEL}${first}${left > 0 ? `, … and ${left} more` : ''}`;
+}
+
+/** The first source (an https link, or text as a card shows it) and how many more; or "no source given". */
+function sourcesPart(image: VisibleImage): string {
+  const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+  const [first] = entries;
+  if (first === undefined) return 'no source given';
+  const left = entries.length - 1;
+  return `${sourceEntry(first)}${left > 0 ? ` (+${left} more source${left === 1 ? '' : 's'})` : ''}`;
+}
+
+/** The last line of a list that had no room for `count` images of the page. */
+function unlistedLine(count: number): string {
+  return `…and ${count} more on this page, not listed: no room here for their sources. The menu below shows ${count === 1 ? 'its card' : 'their cards'}.`;
 }
 
 /** Alt text "#id by <artists>" (other credits when there is no artist), plain and mention-proof. */
@@ -92,37 +161,58 @@ function itemOf(
   const url = previewOf(image, options.site);
   if (url === null) return { item: null, note: '' };
   const item: APIMediaGalleryItem = { media: { url }, description: altText(image) };
-  if (image.spoilered) item.spoiler = true;
+  if (image.spoilered || options.spoilerChannel === true) item.spoiler = true;
   return { item, note: '' };
 }
 
 /**
  * Up to GALLERY_ITEMS_MAX images of `images` that may be listed here, as one container: the heading
  * and the numbered list in a text display, the gallery of those with a picture (none when no image has
- * one), the footer, then `rows`. Within Discord's text and component limits by itself (plus the rows).
+ * one), the footer, then `rows`. Within Discord's text and component limits by itself (plus the rows),
+ * and every listed image with its credit and sources (see the module comment).
  */
 export function imageGrid(images: readonly Image[], options: GridOptions): Grid {
-  const listed: { image: VisibleImage; item: APIMediaGalleryItem | null; note: string }[] = [];
+  const candidates: { image: VisibleImage; item: APIMediaGalleryItem | null; note: string }[] = [];
   for (const image of images) {
-    if (listed.length >= GALLERY_ITEMS_MAX) break;
-    if (listable(image, options)) listed.push({ image, ...itemOf(image, options) });
+    if (candidates.length >= GALLERY_ITEMS_MAX) break;
+    if (listable(image, options)) candidates.push({ image, ...itemOf(image, options) });
   }
+  const textMax = Math.min(V2_TEXT_MAX, Math.max(GRID_TEXT_MIN, options.textMax ?? V2_TEXT_MAX));
+  // A small budget cuts the heading and the footer too, so the list keeps room for its lines.
   const heading = truncateMarkdown(
     neutraliseMentions(options.heading.replace(/[\r\n]+/g, ' ').trim()),
-    HEADING_MAX,
+    Math.min(HEADING_MAX, Math.floor(textMax / 4)),
   );
   const footerText = options.footer?.trim() ?? '';
-  const footer = footerText === '' ? '' : `-# ${escapeInline(truncate(footerText, FOOTER_MAX))}`;
-  // The list shares what the heading and footer leave, line by line (line breaks counted).
-  const fixed = heading.length + footer.length + 2 + listed.length;
-  const textMax = Math.min(V2_TEXT_MAX, options.textMax ?? V2_TEXT_MAX);
-  const perLine = Math.floor((textMax - fixed) / Math.max(1, listed.length));
-  const lines = listed.map(({ image, note }, i) => {
+  const footerMax = Math.min(FOOTER_MAX, Math.floor(textMax / 8));
+  const footer = footerText === '' ? '' : `-# ${escapeInline(truncate(footerText, footerMax))}`;
+  // Each line: its number and link, the credit, the sources and a note; what is fixed is known first.
+  const drafts = candidates.map(({ image, note }, i) => {
     const link = `${i + 1}. ${maskedLink(`#${image.id}`, imagePageUrl(options.site, image.id))}`;
-    const tail = note === '' ? '' : ` · ${note}`;
-    const room = perLine - link.length - tail.length - 3;
-    return room < 12 ? `${link}${tail}` : `${link} · ${creditLine(image, options.site, room)}${tail}`;
+    const sources = ` · ${sourcesPart(image)}${note === '' ? '' : ` · ${note}`}`;
+    const minimal = minimalCredit(image, options.site);
+    return { image, link, sources, minimal, length: link.length + 3 + minimal.length + sources.length };
   });
+  // Heading, footer and the line breaks between the text displays' parts (counted as before, generously).
+  const fixed = heading.length + footer.length + 2;
+  /** The text the list needs with its first `count` images at their shortest (and a line for the rest). */
+  const needed = (count: number): number => {
+    const lines = drafts.slice(0, count).reduce((sum, draft) => sum + draft.length + 1, 0);
+    const rest = drafts.length - count;
+    return fixed + lines + (rest > 0 ? unlistedLine(rest).length + 1 : 0);
+  };
+  let count = drafts.length;
+  while (count > 0 && needed(count) > textMax) count -= 1;
+  // What is left is shared out line by line, for fuller credits.
+  const spare = Math.max(0, Math.floor((textMax - needed(count)) / Math.max(1, count)));
+  const lines = drafts
+    .slice(0, count)
+    .map(
+      ({ image, link, sources, minimal }) =>
+        `${link} · ${creditWithin(image, options.site, minimal.length + spare)}${sources}`,
+    );
+  if (count < drafts.length) lines.push(unlistedLine(drafts.length - count));
+  const listed = candidates.slice(0, count);
   const list = lines.length === 0 ? NONE_SHOWN : lines.join('\n');
   const top = [heading, list].filter((text) => text !== '').join('\n');
   const items = listed.flatMap(({ item }) => (item === null ? [] : [item]));
@@ -137,6 +227,7 @@ export function imageGrid(images: readonly Image[], options: GridOptions): Grid 
   return {
     container: { type: ComponentType.Container, components },
     shown: listed.map(({ image }) => image),
+    unlisted: candidates.slice(count).map(({ image }) => image),
   };
 }
 

@@ -4,8 +4,10 @@
  * Every card credits the artists (or says they are unknown), lists every source, and links to the image
  * page. What else it shows depends on the gate: outside age-restricted channels only an image rated
  * exactly `safe` shows its picture, tags and description; a spoilered image shows neither picture nor
- * description until revealed; deleted and merged images get a stub card. Board text is escaped and
- * mention-proof, every URL is https (through urls.ts), and the card fits Discord's limits by itself.
+ * description until revealed; deleted and merged images get a stub card. In a spoiler channel every
+ * picture goes behind Discord's spoiler: the media (for Components V2) is marked spoiler, and the embed,
+ * which cannot spoiler its image, carries none and says so. Board text is escaped and mention-proof,
+ * every URL is https (through urls.ts), and the card fits Discord's limits by itself.
  */
 import { createHash } from 'node:crypto';
 import type { APIEmbed, APIEmbedField } from 'discord.js';
@@ -60,8 +62,16 @@ export interface CardContext {
     /** The filter's hidden search (`hidden_complex`): an image it matches also comes back `spoilered`. */
     readonly hiddenComplex?: string | null;
   };
-  /** Reveal (ephemeral, to one member) ignores `spoilered`, never the rating rule. */
+  /**
+   * Reveal (ephemeral, to one member) ignores `spoilered` and `spoilerChannel`, never the rating rule: a
+   * picture shown to the clicker alone needs no spoiler.
+   */
   readonly reveal?: boolean;
+  /**
+   * A spoiler channel (docs/spoiler-channels.md): for the rating rule a plain channel (`ageRestricted` is
+   * false there), and every picture posted there goes behind Discord's spoiler.
+   */
+  readonly spoilerChannel?: boolean;
   /** Appended to the footer, e.g. "3 of 120". */
   readonly footerExtra?: string;
   /** Where rendered descriptions are kept; the module's shared memo when not given. */
@@ -71,8 +81,16 @@ export interface CardContext {
 export interface ImageCard {
   readonly embed: APIEmbed;
   readonly gate: Gate;
-  /** Spoilered only by the filter: a Reveal button may show it to one member. */
+  /**
+   * A Reveal button may show its picture to one member: spoilered by the filter, or (a spoiler channel)
+   * a picture the embed form leaves out.
+   */
   readonly revealable: boolean;
+  /**
+   * Made for a spoiler channel: `media` is behind a spoiler, and the embed carries no picture (its
+   * description opens with {@link SPOILER_CHANNEL_NOTICE} where it left one out).
+   */
+  readonly spoilerChannel?: boolean;
   /**
    * What a Components V2 media gallery shows, decided here by the same gates as the embed: null where
    * the embed shows no picture, and on a spoilered card (which shows none) only as a native spoiler.
@@ -90,7 +108,7 @@ export interface CardMedia {
   readonly kind: 'image' | 'animation' | 'video';
   /** Alt text from the tags (rating first); plain text, mention-proof, at most MEDIA_DESCRIPTION_MAX. */
   readonly description: string;
-  /** Shown behind Discord's native media spoiler. */
+  /** Shown behind Discord's native media spoiler (spoilered by the filter, or in a spoiler channel). */
   readonly spoiler: boolean;
   /** The still picture (pictureOf(...).picture), for where the media cannot be used. */
   readonly still: string | null;
@@ -428,12 +446,17 @@ function spoilerAltText(image: VisibleImage): string {
 /**
  * The media of a card whose picture may be shown here (the caller's gate decided that): the video's
  * .mp4, the animated gif, or the picture, within Discord's media URL limit. Null while processing or
- * when no usable URL exists.
+ * when no usable URL exists. `filtered`: spoilered by the filter (its alt text then names no tag);
+ * `spoiler`: behind a spoiler for that or because the channel is a spoiler channel.
  */
-function cardMedia(image: VisibleImage, site: Site, spoiler: boolean): CardMedia | null {
+function cardMedia(
+  image: VisibleImage,
+  site: Site,
+  { spoiler, filtered }: { readonly spoiler: boolean; readonly filtered: boolean },
+): CardMedia | null {
   if (!image.thumbnails_generated) return null;
   const still = mediaUrl(pictureOf(image, site).picture);
-  const description = spoiler ? spoilerAltText(image) : tagAltText(image);
+  const description = filtered ? spoilerAltText(image) : tagAltText(image);
   const media = (url: string, kind: CardMedia['kind']): CardMedia => ({
     url,
     kind,
@@ -533,6 +556,13 @@ function fitOne(embed: APIEmbed): APIEmbed {
 /** The opening of a processing card's description (the V2 card tells it apart from the board's text). */
 export const PROCESSING_NOTICE = 'Still processing: the picture is not ready yet.';
 
+/**
+ * The opening of an embed made for a spoiler channel that leaves its picture out: an embed cannot put its
+ * image behind a spoiler (the Components V2 form of the card does, and leaves this out).
+ */
+export const SPOILER_CHANNEL_NOTICE =
+  'Spoiler channel: the picture is not in this card, which cannot hide it behind a spoiler. **Reveal** shows it to you alone.';
+
 /** Room for the description once the rest of the card is counted, kept readable. */
 const DESCRIPTION_MAX = 1800;
 
@@ -596,6 +626,10 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   const { site } = ctx;
   const ratings = ratingOf(image.tags);
   const safe = isSafe(image.tags);
+  // Reveal shows the picture to the clicker alone: no spoiler needed there.
+  const channelSpoiler = ctx.spoilerChannel === true && ctx.reveal !== true;
+  // A spoiler channel is a plain channel for the rating rule, whatever else the context says (fail closed).
+  const ageRestricted = ctx.ageRestricted && ctx.spoilerChannel !== true;
   const base: APIEmbed = {
     title: `#${image.id}`,
     url: imagePageUrl(site, image.id),
@@ -604,7 +638,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   };
   const rating: APIEmbedField = { name: 'Rating', value: escapeInline(ratingWords(ratings)), inline: true };
 
-  if (!safe && !ctx.ageRestricted) {
+  if (!safe && !ageRestricted) {
     const embed: APIEmbed = {
       ...base,
       description:
@@ -624,9 +658,15 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     };
     // A native spoiler only where the filter is known and hides none of the image's tags: a hidden
     // image keeps no picture, and Reveal (to one member) stays the way to see it.
-    const spoilerable = mayShow(image, ctx.ageRestricted) && !mayBeHidden(image, ctx.filter);
-    const media = spoilerable ? cardMedia(image, site, true) : null;
-    return { embed: fitOne(embed), gate: 'spoilered', revealable: true, media };
+    const spoilerable = mayShow(image, ageRestricted) && !mayBeHidden(image, ctx.filter);
+    const media = spoilerable ? cardMedia(image, site, { spoiler: true, filtered: true }) : null;
+    return {
+      embed: fitOne(embed),
+      gate: 'spoilered',
+      revealable: true,
+      media,
+      ...(channelSpoiler ? { spoilerChannel: true } : {}),
+    };
   }
 
   const processing = !image.thumbnails_generated;
@@ -641,9 +681,11 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   const tags = tagsField(image);
   if (tags) fields.push(tags);
   const embed: APIEmbed = { ...base, fields };
-  if (!processing && picture !== null) embed.image = { url: picture };
+  // In a spoiler channel the embed keeps no picture: it cannot spoiler one.
+  const withheld = !processing && picture !== null && channelSpoiler;
+  if (!processing && picture !== null && !withheld) embed.image = { url: picture };
 
-  const notice = processing ? PROCESSING_NOTICE : '';
+  const notice = processing ? PROCESSING_NOTICE : withheld ? SPOILER_CHANNEL_NOTICE : '';
   const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
   const descriptions = ctx.descriptions ?? sharedDescriptions;
   const text =
@@ -657,7 +699,8 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   return {
     embed: fitOne(embed),
     gate: processing ? 'processing' : 'full',
-    revealable: false,
-    media: processing ? null : cardMedia(image, site, false),
+    revealable: withheld,
+    media: processing ? null : cardMedia(image, site, { spoiler: channelSpoiler, filtered: false }),
+    ...(channelSpoiler ? { spoilerChannel: true } : {}),
   };
 }

@@ -24,7 +24,7 @@ export {
   type V2Card,
   type V2CardOptions,
 } from './card-v2.js';
-export { imageGrid, type Grid, type GridOptions } from './grid.js';
+export { GRID_TEXT_MIN, imageGrid, type Grid, type GridOptions } from './grid.js';
 export { tagCard, type TagCardContext } from './tag-card.js';
 export {
   bareUrl,

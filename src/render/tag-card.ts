@@ -5,7 +5,9 @@
  * Outside age-restricted channels the card keeps to the name, category, count, link and the gated
  * example: descriptions, aliases and implications are board text about the tag (for a rating tag or an
  * adult tag, adult text), and the spoiler image is a picture any board staff member can set (security
- * review L5). The tag's name is shown: the member typed it.
+ * review L5). The tag's name is shown: the member typed it. A spoiler channel is a plain channel for
+ * that, and an embed cannot spoiler a picture, so there the card carries none: the example is linked,
+ * credited and sourced, its picture one click away.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Image, Tag } from '../philomena/schemas.js';
@@ -22,6 +24,8 @@ export interface TagCardContext {
   readonly ageRestricted: boolean;
   /** An image carrying the tag; shown only where the image may be shown. */
   readonly example?: Image;
+  /** A spoiler channel: no picture at all (an embed cannot spoiler it), and the plain channel's rule. */
+  readonly spoilerChannel?: boolean;
   /**
    * The other side of an alias: when `tag` is the target, the alias the user asked for; when `tag` is
    * itself an alias (`aliased_tag` set), its target. Either way the card shows the target.
@@ -60,16 +64,23 @@ function tagLinks(slugs: readonly string[], site: Site, max: number): string {
 function exampleParts(
   example: Image | undefined,
   ctx: TagCardContext,
+  ageRestricted: boolean,
 ): { field?: APIEmbedField; picture?: string } {
   if (example === undefined || example.kind !== 'image') return {};
   const link = maskedLink(`#${example.id}`, imagePageUrl(ctx.site, example.id));
-  const showable = mayShow(example, ctx.ageRestricted) && !example.spoilered && example.thumbnails_generated;
-  const picture = showable ? pictureOf(example, ctx.site).picture : null;
+  const showable = mayShow(example, ageRestricted) && !example.spoilered && example.thumbnails_generated;
+  const found = showable ? pictureOf(example, ctx.site).picture : null;
+  const withheld = found !== null && ctx.spoilerChannel === true;
+  const picture = withheld ? null : found;
   // Like every card, the example credits its artists and shows its sources, picture or not.
   const value = [
-    picture === null ? `${link} (not shown here)` : link,
+    withheld
+      ? `${link} (a spoiler channel: its picture is behind the link)`
+      : picture === null
+        ? `${link} (not shown here)`
+        : link,
     `**Credit:** ${creditLine(example, ctx.site, 400)}`,
-    `**Source:** ${sourceLine(example, 400, !mayShow(example, ctx.ageRestricted))}`,
+    `**Source:** ${sourceLine(example, 400, !mayShow(example, ageRestricted))}`,
   ].join('\n');
   return picture === null
     ? { field: { name: 'Example', value } }
@@ -96,7 +107,8 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
       `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, wellFormed(shown.aliased_tag)))}.`,
     );
   }
-  const full = ctx.ageRestricted;
+  // A spoiler channel is a plain channel for the rating rule, whatever else the context says.
+  const full = ctx.ageRestricted && ctx.spoilerChannel !== true;
   const short = full ? shown.short_description.trim() : '';
   if (short !== '') notes.push(`*${escapeInline(truncate(short, 300))}*`);
   const long = full ? shown.description.trim() : '';
@@ -132,7 +144,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
       value: tagLinks(shown.implied_by_tags, site, LIST_MAX),
     });
   }
-  const example = exampleParts(ctx.example, ctx);
+  const example = exampleParts(ctx.example, ctx, full);
   if (example.field) fields.push(example.field);
 
   const embed: APIEmbed = {

@@ -76,15 +76,22 @@ describe('tag and search links', () => {
     expect(JSON.stringify(posted.replies())).not.toContain('This one will be gone.');
   });
 
-  it('GIVEN links to a forum topic and to a post THEN their cards: the topic’s facts, the post’s author and excerpt', async () => {
+  it('GIVEN links to a forum topic and to a post in a plain channel THEN their cards: the forum, the author, the figures and the link, no title or excerpt', async () => {
+    // Changed on purpose (security review N10): forum words are members' own, which no rating covers.
     const topic = await replyTo(`${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}`);
     expect(String(topic?.embeds[0]?.['url'])).toContain(`/forums/${FORUM.dis}/topics/`);
     expect(String(topic?.embeds[0]?.['description'])).toMatch(/posts/);
-    const post = await replyTo(
-      `${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}?post_id=${POST_IDS.botFirst}#post_${POST_IDS.botFirst}`,
-    );
+    expect(String(topic?.embeds[0]?.['title'])).toMatch(/^A topic in /);
+    expect(JSON.stringify(topic?.embeds)).not.toContain('Bot testing thread');
+    const postLink = `${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}?post_id=${POST_IDS.botFirst}#post_${POST_IDS.botFirst}`;
+    const post = await replyTo(postLink);
     expect(String(post?.embeds[0]?.['url'])).toContain(`post_id=${POST_IDS.botFirst}`);
+    expect(JSON.stringify(post?.embeds)).not.toContain('Post number 1 in the bot thread');
     expect(post?.allowedMentions).toMatchObject({ parse: [] });
+    // An age-restricted channel shows the words.
+    const adult = await replyTo(postLink, 'ageRestricted');
+    expect(String(adult?.embeds[0]?.['title'])).toContain('Bot testing thread');
+    expect(String(adult?.embeds[0]?.['description'])).toContain('Post number 1 in the bot thread');
   });
 
   it('GIVEN a hostile comment and a hostile post THEN their cards ping nobody and stay within Discord’s limits', async () => {
@@ -107,6 +114,11 @@ describe('tag and search links', () => {
     expect(String(reply?.embeds[0]?.['url'])).toContain(`/galleries/${GALLERY_IDS.fixtureFirst}`);
     expect(String(reply?.embeds[0]?.['description'])).toMatch(/^by \*\*.+\*\*/);
     expect(reply?.embeds.length).toBeGreaterThanOrEqual(1);
+    // Its cover is not on this board: its words follow a cover that cannot be shown (N10), so none.
+    expect(reply?.embeds[0]?.['title']).toBe(`Gallery ${GALLERY_IDS.fixtureFirst}`);
+    const owner = await replyTo(`${h.booru.url}/galleries/${GALLERY_IDS.owner}`);
+    expect(owner?.embeds[0]?.['title']).toBe('Bot owner favourites');
+    expect(String(owner?.embeds[0]?.['description'])).toContain('Images for **gallery** tests.');
   });
 
   it('GIVEN a link to a profile THEN a card with the name, the link and the uploads a search finds', async () => {

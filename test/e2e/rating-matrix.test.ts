@@ -1,8 +1,10 @@
 /**
  * The rating rule end to end: every rating the local Philomena has × every kind of channel × (/image and
  * an unfurled link). A picture, tags or a description only for images rated exactly `safe`, except in
- * age-restricted channels and their threads; DMs are never age-restricted. Every card, whatever the gate,
- * credits the artist, lists the source and links to the image page.
+ * age-restricted channels and their threads; DMs are never age-restricted. Spoiler channels (and their
+ * threads) are plain channels for the rule, and the one picture they may show goes behind Discord's
+ * spoiler (a Components V2 card). Every card, whatever the gate, credits the artist, lists the source and
+ * links to the image page.
  *
  * The bot's default filter is Everything (BOORU_FILTER_ID), so no spoiler gets in the way of the rule under
  * test. The last block switches the server to the Default filter (hides explicit and grotesque, spoilers
@@ -10,7 +12,7 @@
  * even in age-restricted channels, with a Reveal button; DMs keep the bot's default filter.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ChannelTarget } from '../fakes/discord/index.js';
+import type { ChannelTarget, RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
@@ -30,7 +32,15 @@ afterEach(() => {
   expectNoDiscordProblems(h.discord);
 });
 
-const CHANNELS = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'] as const;
+const CHANNELS = [
+  'plain',
+  'ageRestricted',
+  'threadInPlain',
+  'threadInAgeRestricted',
+  'spoiler',
+  'threadInSpoiler',
+  'dm',
+] as const;
 type Channel = (typeof CHANNELS)[number];
 
 /** [name, id, the Rating field as the card words it, the credited artist]. */
@@ -50,6 +60,41 @@ type ImageCase = (typeof IMAGES)[number];
 
 function ageRestricted(channel: Channel): boolean {
   return channel === 'ageRestricted' || channel === 'threadInAgeRestricted';
+}
+
+function spoilerChannel(channel: Channel): boolean {
+  return channel === 'spoiler' || channel === 'threadInSpoiler';
+}
+
+/**
+ * A card where the picture may show in a spoiler channel: Components V2, its one picture behind the
+ * spoiler, no embed; tags, description, credit, source and link as on any full card.
+ */
+function expectSpoileredCard(reply: RecordedMessage, [, id, words, artist]: ImageCase): void {
+  expect(isComponentsV2(reply)).toBe(true);
+  expect(reply.embeds).toEqual([]);
+  const items = galleryItemsOf(reply);
+  expect(items).toHaveLength(1);
+  expect(items[0]?.media.url).toMatch(/\/img\//);
+  expect(items[0]?.spoiler).toBe(true);
+  const text = textOf(reply);
+  expect(cardUrl(reply)).toBe(`${h.booru.url}/images/${id}`);
+  expect(text).toContain(`[${artist}](`);
+  expect(text).toContain(`<https://www.deviantart.com/fake/art/image-${id}>`);
+  expect(text).toContain(`**Rating:** ${words}`);
+  expect(text).toMatch(/\*\*Tags \(/);
+  expect(text).toContain('A calm picture of Twilight reading.');
+}
+
+/** The reply's card, whichever form the channel gives it, checked against the rule. */
+function expectCard(reply: RecordedMessage, channel: Channel, image: ImageCase): void {
+  if (spoilerChannel(channel) && image[0] === 'safe') {
+    expectSpoileredCard(reply, image);
+    return;
+  }
+  const embed = embedOf(reply);
+  expectCredited(embed, image);
+  expectGated(embed, channel, image);
 }
 
 function channelOf(channel: Channel): ChannelTarget {
@@ -91,9 +136,7 @@ describe('rating matrix under the Everything filter', () => {
       const reply = await h.discord
         .sendCommand({ name: 'image', options: { id: String(image[1]) }, channel: channelOf(channel) })
         .finalReply();
-      const embed = embedOf(reply);
-      expectCredited(embed, image);
-      expectGated(embed, channel, image);
+      expectCard(reply, channel, image);
       expect(customIds(reply)).toEqual([]);
       expect(reply.allowedMentions).toEqual({ parse: [] });
     },
@@ -107,9 +150,7 @@ describe('rating matrix under the Everything filter', () => {
         channelOf(channel),
         `look ${h.booru.url}/images/${image[1]}`,
       );
-      const embed = embedOf(reply);
-      expectCredited(embed, image);
-      expectGated(embed, channel, image);
+      expectCard(reply, channel, image);
       expect(customIds(reply)).toEqual([]);
       expect(reply.allowedMentions).toEqual({ parse: [], replied_user: false });
     },

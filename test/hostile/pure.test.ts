@@ -22,8 +22,8 @@ import {
 } from 'discord.js';
 import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdown.js';
 import { countComponents, imageCardV2, v2TextLength, V2_CARD_TEXT_MIN } from '../../src/render/card-v2.js';
-import { imageGrid } from '../../src/render/grid.js';
-import { imageCard, type CardContext } from '../../src/render/image-card.js';
+import { GRID_TEXT_MIN, imageGrid } from '../../src/render/grid.js';
+import { imageCard, sourceEntry, type CardContext } from '../../src/render/image-card.js';
 import { escapeInline } from '../../src/render/discord-text.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import { imageResponseSchema, type Image } from '../../src/philomena/schemas.js';
@@ -524,6 +524,7 @@ describe('Components V2 renderers over hostile board images', () => {
   const context: fc.Arbitrary<CardContext> = fc
     .record({
       ageRestricted: fc.boolean(),
+      spoilerChannel: fc.boolean(),
       reveal: fc.boolean(),
       footerExtra: fc.option(fc.oneof(hostileText(3), fc.constant('@everyone 1 of 2')), { nil: undefined }),
       filter,
@@ -601,7 +602,13 @@ describe('Components V2 renderers over hostile board images', () => {
             return;
           }
           expect(text).toContain('**Credit**');
-          if (!ctx.ageRestricted && !safeByRule(img.tags)) {
+          // A spoiler channel: every picture behind the spoiler, except the clicker's own Reveal.
+          if (ctx.spoilerChannel === true && ctx.reveal !== true) {
+            for (const item of items) expect(item.spoiler).toBe(true);
+            expect(card.embed.image).toBeUndefined();
+          }
+          // A spoiler channel is a plain channel for the rating rule, whatever `ageRestricted` says.
+          if ((!ctx.ageRestricted || ctx.spoilerChannel === true) && !safeByRule(img.tags)) {
             // Never pictured, not even behind a spoiler; no tags, description or text sources.
             expect(items).toEqual([]);
             for (const mark of [PIC_MARK, TAG_MARK, DESC_MARK, SOURCE_MARK]) expect(text).not.toContain(mark);
@@ -619,23 +626,33 @@ describe('Components V2 renderers over hostile board images', () => {
     );
   });
 
-  it('GIVEN any page of images THEN the grid keeps the limits, no mention, https only, and lists only what may be shown', () => {
+  it('GIVEN any page of images THEN the grid keeps the limits, no mention, https only, lists only what may be shown, each with its credit and sources', () => {
     fc.assert(
       fc.property(
         fc.array(image, { maxLength: 14 }),
         fc.boolean(),
+        fc.boolean(),
         filter,
         hostileTextUpTo(500),
         fc.option(hostileTextUpTo(500), { nil: undefined }),
-        (images, ageRestricted, f, heading, footer) => {
+        fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+        (images, adult, spoilerChannel, f, heading, footer, textMax) => {
           const grid = imageGrid(images, {
             site,
-            ageRestricted,
+            ageRestricted: adult,
+            spoilerChannel,
             ...(f === undefined ? {} : { filter: f }),
             heading: escapeInline(heading),
             ...(footer === undefined ? {} : { footer }),
             rows: [row('grid-')],
+            ...(textMax === undefined ? {} : { textMax }),
           });
+          // A spoiler channel is a plain channel for the rating rule.
+          const ageRestricted = adult && !spoilerChannel;
+          if (textMax !== undefined)
+            expect(v2TextLength([grid.container])).toBeLessThanOrEqual(
+              Math.min(4000, Math.max(textMax, GRID_TEXT_MIN)),
+            );
           expect(v2Problems([grid.container])).toEqual([]);
           const items = galleryItems(grid.container);
           expect(items.length).toBeLessThanOrEqual(10);
@@ -650,7 +667,26 @@ describe('Components V2 renderers over hostile board images', () => {
           const picturable = grid.shown.filter((img) => img.thumbnails_generated);
           expect(items.length).toBeLessThanOrEqual(picturable.length);
           const spoilers = picturable.filter((img) => img.spoilered).length;
-          expect(items.filter((item) => item.spoiler).length).toBeLessThanOrEqual(spoilers);
+          if (spoilerChannel) for (const item of items) expect(item.spoiler).toBe(true);
+          else expect(items.filter((item) => item.spoiler).length).toBeLessThanOrEqual(spoilers);
+          // Listed in order, then those without room: together the first ten images that may be shown.
+          const mayList = images.filter(
+            (img) =>
+              img.kind === 'image' &&
+              (ageRestricted || safeByRule(img.tags)) &&
+              !img.tag_ids.some((id) => hidden.has(id)),
+          );
+          expect([...grid.shown, ...grid.unlisted]).toEqual(mayList.slice(0, 10));
+          // Every listed image on its own line with its first source and a count of the rest (N11).
+          const lines = allText(grid.container).split('\n');
+          grid.shown.forEach((shown, i) => {
+            const line = lines.find((l) => l.startsWith(`${i + 1}. [#${shown.id}](`)) ?? '';
+            const sources = shown.source_urls.map((u) => u.trim()).filter((u) => u !== '');
+            const [first] = sources;
+            expect(line).toContain(first === undefined ? 'no source given' : sourceEntry(first));
+            const left = sources.length - 1;
+            if (left > 0) expect(line).toContain(`(+${left} more source${left === 1 ? '' : 's'})`);
+          });
           const text = allText(grid.container);
           expect(text).not.toContain(DESC_MARK);
           if (!ageRestricted && images.every((img) => img.kind !== 'image' || !safeByRule(img.tags))) {

@@ -12,7 +12,7 @@ import {
 } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { countComponents, v2TextLength } from '../../src/render/card-v2.js';
-import { imageGrid, type GridOptions } from '../../src/render/grid.js';
+import { GRID_TEXT_MIN, imageGrid, type GridOptions } from '../../src/render/grid.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import {
   GALLERY_ITEMS_MAX,
@@ -243,23 +243,33 @@ describe('imageGrid pictures', () => {
 });
 
 describe('imageGrid text', () => {
-  it('GIVEN images THEN each line is its number, its page link and its credit, under the heading, over the footer', () => {
+  it('GIVEN images THEN each line is its number, its page link, its credit and its sources, under the heading, over the footer', () => {
+    // Changed on purpose (security review N11): every line now carries the first source and a count.
     const grid = imageGrid(
-      [image(1, ['safe', 'artist:alpha', 'colorist:beta']), image(2, ['safe'])],
+      [
+        image(1, ['safe', 'artist:alpha', 'colorist:beta'], {
+          source_urls: ['http://www.deviantart.com/alpha/art/1', 'https://x.com/alpha/2', 'prose'],
+        }),
+        image(2, ['safe'], { source_urls: ['not a link'] }),
+        image(3, ['safe', 'artist:gamma']),
+      ],
       options(),
     );
     const [top, footer] = texts(grid.container);
     expect(top).toBe(
       [
         'Search: pony · 1–10 of 1,234',
-        '1. [#1](https://derpibooru.org/images/1) · **Artist:** [alpha](https://derpibooru.org/tags/artist-colon-alpha) · **Colorist:** [beta](https://derpibooru.org/tags/colorist-colon-beta)',
-        '2. [#2](https://derpibooru.org/images/2) · artist unknown',
+        '1. [#1](https://derpibooru.org/images/1) · **Artist:** [alpha](https://derpibooru.org/tags/artist-colon-alpha) · **Colorist:** [beta](https://derpibooru.org/tags/colorist-colon-beta) · <https://www.deviantart.com/alpha/art/1> (+2 more sources)',
+        '2. [#2](https://derpibooru.org/images/2) · artist unknown · not a link',
+        '3. [#3](https://derpibooru.org/images/3) · **Artist:** [gamma](https://derpibooru.org/tags/artist-colon-gamma) · no source given',
       ].join('\n'),
     );
+    expect(grid.unlisted).toEqual([]);
     expect(footer).toBe('-# Derpibooru');
     expect(items(grid.container).map((item) => item.description)).toEqual([
       '#1 by alpha',
       '#2, artist unknown',
+      '#3 by gamma',
     ]);
     expect(grid.container.components.map((c) => c.type)).toEqual([
       ComponentType.TextDisplay,
@@ -312,6 +322,90 @@ describe('imageGrid text', () => {
     it('GIVEN a budget over 4,000 THEN 4,000 still bounds it', () => {
       const grid = imageGrid(images, options({ ...long, textMax: 10_000 }));
       expect(v2TextLength([grid.container])).toBeLessThanOrEqual(V2_TEXT_MAX);
+    });
+  });
+
+  describe('sources on every line (security review N11)', () => {
+    /** The numbered lines of the list, by image id. */
+    const lineOf = (grid: ReturnType<typeof imageGrid>, id: number): string =>
+      texts(grid.container)
+        .join('\n')
+        .split('\n')
+        .find((line) => line.includes(`[#${id}](`)) ?? '';
+    const longSource = (id: number, length: number): string =>
+      `https://example.com/${id}/${'s'.repeat(length)}`;
+
+    it('GIVEN ten images with a hundred credits and many sources each THEN every line keeps a credit, its first source and the count', () => {
+      const images = Array.from({ length: 10 }, (_, i) =>
+        image(
+          i + 1,
+          ['safe', ...Array.from({ length: 100 }, (_, n) => `artist:a rather long artist name ${i}-${n}`)],
+          { source_urls: Array.from({ length: 40 }, (_, n) => `https://site${n}.example/${i}/${n}`) },
+        ),
+      );
+      for (const textMax of [V2_TEXT_MAX, 3000]) {
+        const grid = imageGrid(
+          images,
+          options({ heading: `**${'h'.repeat(3000)}**`, footer: 'f'.repeat(3000), textMax }),
+        );
+        expect(listedIds(grid.container)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        expect(v2TextLength([grid.container])).toBeLessThanOrEqual(textMax);
+        for (let i = 0; i < 10; i += 1) {
+          const line = lineOf(grid, i + 1);
+          expect(line).toContain(`a rather long artist name ${i}-0`);
+          expect(line).toMatch(/… and \d+ more/);
+          expect(line).toContain(`<https://site0.example/${i}/0> (+39 more sources)`);
+        }
+        expectWithinLimits(grid.container);
+      }
+    });
+
+    it('GIVEN sources too long for ten lines THEN fewer images are listed and pictured, each whole, and a last line counts the rest', () => {
+      const images = Array.from({ length: 10 }, (_, i) =>
+        image(i + 1, ['safe', `artist:painter ${i}`], {
+          source_urls: [longSource(i + 1, 800), 'https://b.example/'],
+        }),
+      );
+      const grid = imageGrid(images, options({ textMax: 3000 }));
+      const listed = listedIds(grid.container);
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed.length).toBeLessThan(10);
+      expect(listed).toEqual(images.slice(0, listed.length).map((img) => img.id));
+      expect(grid.shown.map((img) => img.id)).toEqual(listed);
+      expect(grid.unlisted.map((img) => img.id)).toEqual(images.slice(listed.length).map((img) => img.id));
+      // A picture never goes out without its sources: only the listed ones are pictured.
+      expect(items(grid.container).map((item) => item.description)).toEqual(
+        listed.map((id) => `#${id} by painter ${id - 1}`),
+      );
+      for (const id of listed) {
+        expect(lineOf(grid, id)).toContain(`<${longSource(id, 800)}> (+1 more source)`);
+        expect(lineOf(grid, id)).toContain(`painter ${id - 1}`);
+      }
+      const unlisted = 10 - listed.length;
+      expect(texts(grid.container).join('\n')).toContain(`…and ${unlisted} more on this page, not listed`);
+      expect(v2TextLength([grid.container])).toBeLessThanOrEqual(3000);
+      expectWithinLimits(grid.container);
+    });
+
+    it('GIVEN a budget smaller than the heading and footer need THEN they shrink, and the grid keeps within the budget', () => {
+      const images = Array.from({ length: 10 }, (_, i) => image(i + 1, ['safe', `artist:p ${i}`]));
+      const long = { heading: `**${'h'.repeat(3000)}**`, footer: 'f'.repeat(3000) };
+      for (const textMax of [GRID_TEXT_MIN, 800]) {
+        const grid = imageGrid(images, options({ ...long, textMax }));
+        expect(v2TextLength([grid.container])).toBeLessThanOrEqual(textMax);
+        expect(grid.shown.length + grid.unlisted.length).toBe(10);
+        for (const shown of grid.shown) expect(texts(grid.container).join('\n')).toContain(`[#${shown.id}](`);
+      }
+      // Below the least a grid needs, it is cut to that least.
+      expect(
+        v2TextLength([imageGrid(images, options({ ...long, textMax: 10 })).container]),
+      ).toBeLessThanOrEqual(GRID_TEXT_MIN);
+    });
+
+    it('GIVEN sources that fit THEN nothing is unlisted', () => {
+      const grid = imageGrid([image(1, ['safe'], { source_urls: [longSource(1, 100)] })], options());
+      expect(grid.unlisted).toEqual([]);
+      expect(texts(grid.container).join('\n')).not.toContain('not listed');
     });
   });
 

@@ -67,4 +67,15 @@ describe('unfurl reply body', () => {
   it('GIVEN no revealable card THEN no button row', () => {
     expect(unfurlReplyBody([card(small(1), 1, false)]).components).toEqual([]);
   });
+
+  it('GIVEN ten revealable cards (Show card in a spoiler channel) THEN five buttons a row, every card’s button kept', () => {
+    const body = unfurlReplyBody(Array.from({ length: 10 }, (_, i) => card(small(i + 1), i + 1, true)));
+    expect(body.components.map((row) => row.components.length)).toEqual([5, 5]);
+    expect(buttonLabels(body)).toEqual(Array.from({ length: 10 }, (_, i) => `Reveal ${i + 1}`));
+  });
+
+  it('GIVEN two cards of one image THEN one button for it (custom ids must differ)', () => {
+    const body = unfurlReplyBody([card(small(1), 1, true), card(small(1), 1, true), card(small(2), 2, true)]);
+    expect(buttonLabels(body)).toEqual(['Reveal 1', 'Reveal 2']);
+  });
 });

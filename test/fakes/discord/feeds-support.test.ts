@@ -228,9 +228,15 @@ describe('fake Discord: deleteChannel', () => {
     const gone = once(c, Events.ChannelDelete);
     f.deleteChannel(f.guild.channels.category);
     await gone;
-    await f.waitFor(() => (updates.length === 3 ? true : undefined));
+    // Every channel of the category (the spoiler channel is one of them too).
+    await f.waitFor(() => (updates.length === 4 ? true : undefined));
     expect(updates.sort()).toEqual(
-      [f.guild.channels.plain, f.guild.channels.ageRestricted, f.guild.channels.forum].sort(),
+      [
+        f.guild.channels.plain,
+        f.guild.channels.ageRestricted,
+        f.guild.channels.spoiler,
+        f.guild.channels.forum,
+      ].sort(),
     );
     const plain = c.channels.cache.get(f.guild.channels.plain);
     expect(plain && 'parentId' in plain ? plain.parentId : 'missing').toBeNull();
@@ -349,6 +355,36 @@ describe('fake Discord: denyBot / allowBot', () => {
     ).toEqual([]);
     expect(await refusal(send(c, plain, { content: 'back' }))).toBe('ok');
     expect(updates).toEqual([plain, plain, plain]);
+  });
+});
+
+describe('fake Discord: removeBot', () => {
+  it('GIVEN the bot removed from its server THEN the client gets guildDelete (not guildUnavailable), REST refuses its channels 403 50001, and a new session does not see it', async () => {
+    const f = await startFake();
+    const c = await loggedIn(f);
+    const guildId = f.guild.id;
+    expect(c.guilds.cache.has(guildId)).toBe(true);
+    const unavailable: string[] = [];
+    c.on(Events.GuildUnavailable, (guild) => unavailable.push(guild.id));
+    const deleted = once(c, Events.GuildDelete);
+    f.removeBot();
+    const [guild] = (await deleted) as [{ id: string }];
+    expect(guild.id).toBe(guildId);
+    expect(unavailable).toEqual([]);
+    expect(c.guilds.cache.has(guildId)).toBe(false);
+    const refused = await restOf(f)
+      .get(Routes.channel(f.guild.channels.plain))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect((refused as DiscordAPIError).status).toBe(403);
+    expect((refused as DiscordAPIError).code).toBe(50001);
+    const again = await loggedIn(f);
+    expect(again.guilds.cache.has(guildId)).toBe(false);
+  });
+
+  it('GIVEN a server the bot is not in THEN removeBot refuses, as there is nothing to remove', async () => {
+    const f = await startFake();
+    expect(() => f.removeBot(f.foreignGuild.id)).toThrow(/not in server/);
   });
 });
 

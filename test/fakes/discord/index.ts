@@ -13,7 +13,8 @@
  *
  * Seeded world (`fake.guild`): one guild owned by `ownerId` with a category, a plain text channel
  * (`channels.plain`, nsfw false), an age-restricted text channel (`channels.ageRestricted`, nsfw true), a
- * forum and a voice channel, a public thread in each text channel, roles @everyone / the bot's managed
+ * spoiler channel (`channels.spoiler`: nsfw false, `flags` IS_SPOILER_CHANNEL 1 << 21), a forum and a
+ * voice channel, a public thread in each text channel, roles @everyone / the bot's managed
  * role (`botPermissions`, Manage Messages included by default) / Moderators (Manage Guild + Manage
  * Messages, held by the owner), and members owner, `memberId` (plain member) and `otherMemberId`. A DM
  * channel (`dmChannelId`) with the plain member.
@@ -41,8 +42,11 @@
  * `dropGateway(code)` (the client resumes), `requestReconnect()`. Changes to the world, each also sent
  * over the gateway: `deleteChannel(channel)` (then 404 10003, CHANNEL_DELETE), `denyBot(channel, bits)`
  * / `allowBot(channel)` (a member overwrite: then 403 50013 Missing Permissions, or 50001 Missing Access
- * without View Channel; CHANNEL_UPDATE with the new permission_overwrites). GET /channels/:id answers
- * `nsfw` for text channels and `parent_id` for threads (a thread is age-restricted when its parent is).
+ * without View Channel; CHANNEL_UPDATE with the new permission_overwrites), `updateChannel(channel, { nsfw,
+ * flags })` (CHANNEL_UPDATE; Discord's refusals thrown: the spoiler flag on an age-restricted channel,
+ * either way round, and a thread's). GET /channels/:id answers `nsfw` and `flags` for channels and
+ * `parent_id` for threads (a thread is age-restricted, or a spoiler channel's, when its parent is); so do
+ * GUILD_CREATE, CHANNEL_UPDATE and an interaction's `channel` (the partial one too).
  *
  * User installs: `fake.foreignGuilds` (option `foreignGuilds`, default 1; `fake.foreignGuild` the first)
  * are servers the bot is NOT in, built like `fake.guild` (plain and age-restricted channels, a thread in
@@ -104,6 +108,7 @@ import {
   BOT_DM_APP_PERMISSIONS,
   DEFAULT_BOT_PERMISSIONS,
   HAS_SNAPSHOT_FLAG,
+  IS_SPOILER_CHANNEL_FLAG,
   PRIVATE_CHANNEL_APP_PERMISSIONS,
   USER_INSTALL_APP_PERMISSION_MASK,
   botChannelPermissions,
@@ -155,6 +160,7 @@ export type {
 export type { InjectRule } from './state.js';
 export type { IdentifyRecord } from './gateway.js';
 export { isSilentMentions } from './rest.js';
+export { IS_SPOILER_CHANNEL_FLAG } from './payloads.js';
 export {
   allComponents,
   componentCount,
@@ -233,6 +239,9 @@ export interface FakeGuild {
     readonly ageRestricted: string;
     readonly threadInPlain: string;
     readonly threadInAgeRestricted: string;
+    /** A plain text channel with the IS_SPOILER_CHANNEL flag (1 << 21), and a thread in it. */
+    readonly spoiler: string;
+    readonly threadInSpoiler: string;
     readonly forum: string;
     readonly voice: string;
   };
@@ -472,6 +481,13 @@ export interface MessageHandle {
   replies(): RecordedMessage[];
 }
 
+/** What `updateChannel` changes; what it leaves out stays. */
+export interface ChannelChange {
+  readonly nsfw?: boolean;
+  /** The whole flags field, as Discord's Modify Channel takes it. */
+  readonly flags?: number;
+}
+
 export interface FakeDiscord {
   readonly apiUrl: string;
   readonly gatewayUrl: string;
@@ -542,9 +558,30 @@ export interface FakeDiscord {
   denyBot(channel: ChannelTarget, permissions: bigint): void;
   /** Removes the bot's overwrite on that channel again (CHANNEL_UPDATE with it gone). */
   allowBot(channel: ChannelTarget): void;
+  /**
+   * Changes a channel's age restriction (`nsfw`) and `flags` (e.g. IS_SPOILER_CHANNEL_FLAG, 1 << 21) as a
+   * server admin would; the session of its server's shard gets CHANNEL_UPDATE, and GET /channels/:id and
+   * interactions carry the new values. Throws what Discord refuses: a spoiler channel that is
+   * age-restricted (Discord offers the flag only on channels that are not, and age restriction only on
+   * channels without it), and `nsfw` or `flags` on a thread (a thread follows its parent: change that).
+   */
+  updateChannel(channel: ChannelTarget, change: ChannelChange): void;
+  /**
+   * The bot removed from one of its servers (kicked, or the server deleted; default `fake.guild`): the
+   * session holding its shard gets GUILD_DELETE without `unavailable` (discord.js: `guildDelete`), later
+   * sessions get no READY entry or GUILD_CREATE for it, and REST on its channels answers 403 50001
+   * Missing Access, as for a server the bot is not in.
+   */
+  removeBot(guildId?: string): void;
   message(id: string): RecordedMessage | undefined;
   registeredCommands(guildId?: string): StoredCommand[];
   inject(rule: InjectRule): void;
+  /**
+   * A file on the fake's CDN (its own origin: the one place besides Discord's CDN the bot downloads
+   * attachments from), for an attachment's `url`: these bytes, or a host that resets the connection
+   * ('reset') or sends the headers and one byte and then nothing ('stall'). Returns its URL.
+   */
+  cdnFile(filename: string, content: Uint8Array | 'reset' | 'stall'): string;
   /** Close the gateway socket (1006 = abrupt, without a close frame). The session stays resumable. */
   dropGateway(code?: number): void;
   /** Send op 7 RECONNECT. */
@@ -673,7 +710,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       v: 10,
       user: { ...userPayload(world.bot), verified: true, mfa_enabled: true, email: null },
       guilds: worlds
-        .filter((w) => shardOf(w.guildId) === shard[0])
+        .filter((w) => shardOf(w.guildId) === shard[0] && !state.removedFrom.has(w.guildId))
         .map((w) => ({ id: w.guildId, unavailable: true })),
       session_id: sessionId,
       session_type: 'normal',
@@ -693,7 +730,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       (intents & INTENT_GUILDS) === 0
         ? []
         : worlds
-            .filter((w) => shardOf(w.guildId) === shard[0])
+            .filter((w) => shardOf(w.guildId) === shard[0] && !state.removedFrom.has(w.guildId))
             .map((w) => ({ t: 'GUILD_CREATE', d: guildCreatePayload(w, now) })),
     violation: (v) => state.violation(v),
     now,
@@ -1435,6 +1472,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       ageRestricted: w.refs.ageRestricted,
       threadInPlain: w.refs.threadInPlain,
       threadInAgeRestricted: w.refs.threadInAgeRestricted,
+      spoiler: w.refs.spoiler,
+      threadInSpoiler: w.refs.threadInSpoiler,
       forum: w.refs.forum,
       voice: w.refs.voice,
     },
@@ -1718,11 +1757,53 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       dispatchChannelUpdate(w, channel);
       state.notify();
     },
+
+    updateChannel(target, change) {
+      const { w, channel } = guildChannel(target, 'updateChannel');
+      if (isThread(channel)) {
+        throw new Error(
+          'fake Discord: a thread has no age restriction or spoiler flag of its own: change its parent channel',
+        );
+      }
+      const next: SeedChannel = {
+        ...channel,
+        ...(change.nsfw === undefined ? {} : { nsfw: change.nsfw }),
+        ...(change.flags === undefined ? {} : { flags: change.flags }),
+      };
+      if (next.nsfw && (next.flags & IS_SPOILER_CHANNEL_FLAG) !== 0) {
+        // Discord offers the spoiler flag only on channels that are not age-restricted (and the reverse).
+        throw new Error(
+          'fake Discord: Discord refuses a spoiler channel (IS_SPOILER_CHANNEL) that is age-restricted (nsfw)',
+        );
+      }
+      w.channels.set(channel.id, next);
+      dispatchChannelUpdate(w, next);
+      state.notify();
+    },
+    removeBot(guildId = world.guildId) {
+      if (!worlds.some((w) => w.guildId === guildId)) {
+        throw new Error(`fake Discord: removeBot: the bot is not in server ${guildId}`);
+      }
+      if (state.removedFrom.has(guildId)) return;
+      state.removedFrom.add(guildId);
+      dispatchToShard('GUILD_DELETE', guildId, () => ({ id: guildId }));
+      state.notify();
+    },
     message(id) {
       return state.messages.get(id);
     },
     registeredCommands(guildId) {
       return guildId === undefined ? state.globalCommands : (state.guildCommands.get(guildId) ?? []);
+    },
+    cdnFile(filename, content) {
+      const cdnPath = `/cdn/attachments/${snowflake()}/${snowflake()}/${encodeURIComponent(filename)}`;
+      state.files.set(
+        cdnPath,
+        typeof content === 'string'
+          ? { data: Buffer.from([0x89]), contentType: 'image/png', fault: content }
+          : { data: Buffer.from(content), contentType: 'image/png' },
+      );
+      return `${state.baseUrl}${cdnPath}`;
     },
     inject(rule) {
       state.injections.push({ ...rule, times: rule.times ?? 1 });

@@ -17,7 +17,21 @@ export function createSnowflakes(now: () => number): () => string {
 }
 
 export type ChannelRef =
-  'plain' | 'ageRestricted' | 'threadInPlain' | 'threadInAgeRestricted' | 'forum' | 'voice' | 'dm';
+  | 'plain'
+  | 'ageRestricted'
+  | 'threadInPlain'
+  | 'threadInAgeRestricted'
+  | 'spoiler'
+  | 'threadInSpoiler'
+  | 'forum'
+  | 'voice'
+  | 'dm';
+
+/**
+ * Channel flag IS_SPOILER_CHANNEL (1 << 21, July 2026): members opt in to view the channel, and media
+ * posted there belongs behind a spoiler. Discord sets it only on channels that are not age-restricted.
+ */
+export const IS_SPOILER_CHANNEL_FLAG = 1 << 21;
 
 export const EVERYONE_PERMISSIONS =
   PermissionFlagsBits.ViewChannel |
@@ -95,6 +109,11 @@ export interface SeedChannel {
   readonly nsfw: boolean;
   readonly parentId: string | null;
   readonly position: number;
+  /**
+   * The channel's `flags` (IS_SPOILER_CHANNEL ...). A thread's own (Discord sets none the bot reads on
+   * the seeded threads: a thread of a spoiler channel is one through its parent).
+   */
+  readonly flags: number;
 }
 
 export interface World {
@@ -172,6 +191,9 @@ export function createWorld(options: {
   const threadInPlain = id();
   const threadInAgeRestricted = id();
   const dm = id();
+  // Made after the others, so that the ids of everything seeded before spoiler channels stay as they were.
+  const spoiler = id();
+  const threadInSpoiler = id();
   const channel = (
     cid: string,
     type: ChannelType,
@@ -179,7 +201,8 @@ export function createWorld(options: {
     nsfw: boolean,
     parentId: string | null,
     position: number,
-  ): [string, SeedChannel] => [cid, { id: cid, type, name, nsfw, parentId, position }];
+    flags = 0,
+  ): [string, SeedChannel] => [cid, { id: cid, type, name, nsfw, parentId, position, flags }];
   const channels = new Map<string, SeedChannel>([
     channel(category, ChannelType.GuildCategory, 'Text Channels', false, null, 0),
     channel(plain, ChannelType.GuildText, 'general', false, category, 0),
@@ -188,6 +211,8 @@ export function createWorld(options: {
     channel(voice, ChannelType.GuildVoice, 'Lounge', false, null, 3),
     channel(threadInPlain, ChannelType.PublicThread, 'general thread', false, plain, 0),
     channel(threadInAgeRestricted, ChannelType.PublicThread, 'mature thread', false, ageRestricted, 0),
+    channel(spoiler, ChannelType.GuildText, 'spoilers', false, category, 4, IS_SPOILER_CHANNEL_FLAG),
+    channel(threadInSpoiler, ChannelType.PublicThread, 'spoiler thread', false, spoiler, 0),
   ]);
   const botIsMember = options.botIsMember ?? true;
   return {
@@ -217,6 +242,8 @@ export function createWorld(options: {
       voice,
       threadInPlain,
       threadInAgeRestricted,
+      spoiler,
+      threadInSpoiler,
       dm,
     },
     dmChannelId: dm,
@@ -361,7 +388,7 @@ export function channelPayload(
       owner_id: world.ownerId,
       last_message_id: null,
       rate_limit_per_user: 0,
-      flags: 0,
+      flags: channel.flags,
       message_count: 1,
       member_count: 2,
       total_message_sent: 1,
@@ -384,7 +411,7 @@ export function channelPayload(
     permission_overwrites: permissionOverwritesPayload(world, channel.id),
     parent_id: channel.parentId,
     nsfw: channel.nsfw,
-    flags: 0,
+    flags: channel.flags,
   };
   if (channel.type === ChannelType.GuildCategory) return base;
   if (channel.type === ChannelType.GuildVoice) {
@@ -438,7 +465,7 @@ export function partialChannelPayload(
     guild_id: world.guildId,
     name: channel.name,
     parent_id: channel.parentId,
-    flags: 0,
+    flags: channel.flags,
     last_message_id: null,
     rate_limit_per_user: 0,
     permissions: permissions.permissions.toString(),

@@ -124,8 +124,9 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
   function botPermissionsIn(channelId: string): bigint {
     if (channelId === world.dmChannelId) return DM_APP_PERMISSIONS;
     const found = channelOf(channelId);
-    // A server the bot is not in, a DM between users: it holds nothing there.
-    return found === undefined ? 0n : botChannelPermissions(found.world, channelId);
+    // A server the bot is not in (or was removed from), a DM between users: it holds nothing there.
+    if (found === undefined || state.removedFrom.has(found.world.guildId)) return 0n;
+    return botChannelPermissions(found.world, channelId);
   }
 
   function requireChannel(channelId: string): void {
@@ -373,6 +374,11 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
           const file = state.files.get(url.pathname);
           if (file === undefined) {
             response.writeHead(404).end();
+          } else if (file.fault === 'reset') {
+            request.socket.destroy();
+          } else if (file.fault === 'stall') {
+            response.writeHead(200, { 'Content-Type': file.contentType });
+            response.write(file.data.subarray(0, 1));
           } else {
             response.writeHead(200, { 'Content-Type': file.contentType, 'Content-Length': file.data.length });
             response.end(file.data);

@@ -97,8 +97,13 @@ export interface FakeState {
   readonly nonces: Map<string, { messageId: string; at: number }>;
   readonly nonceReplays: NonceReplay[];
   readonly injections: InjectRule[];
-  /** CDN path → bytes, for attachments the fake serves. */
-  readonly files: Map<string, { data: Buffer; contentType: string }>;
+  /**
+   * CDN path → bytes, for attachments the fake serves; `fault` (`cdnFile`): the connection is reset, or
+   * the headers and one byte are sent and then nothing.
+   */
+  readonly files: Map<string, { data: Buffer; contentType: string; fault?: 'reset' | 'stall' }>;
+  /** Servers the bot was removed from (`removeBot`): REST answers 403 50001 on their channels. */
+  readonly removedFrom: Set<string>;
   violation(v: Omit<Violation, 'at'>): void;
   /** Wake every waiter so it re-checks its condition. */
   notify(): void;
@@ -140,6 +145,7 @@ export function createState(init: {
     nonceReplays: [],
     injections: [],
     files: new Map(),
+    removedFrom: new Set(),
     violation(v) {
       state.violations.push({ ...v, at: init.now() });
       state.notify();
