@@ -5,7 +5,6 @@
  * board link, and that preview shows the picture whatever its rating.
  */
 import { ChannelType, PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
-import { escapeInline } from '../../src/render/index.js';
 
 interface Need {
   readonly bit: bigint;
@@ -56,6 +55,8 @@ const MAX_CHANNELS = 10;
 /**
  * Lines for `/settings show` naming each channel where the bot lacks something, or one line saying it
  * has all it needs. `readsChat`: whether link unfurling is on (the chat permissions matter only then).
+ * A channel is named by its mention alone (`<#id>`), never by its name (review N7): Manage Server does
+ * not let the admin see every channel, and Discord shows a mention's name only to those who can.
  */
 export function permissionReport(guild: Guild | null, readsChat: boolean): string[] {
   const me = guild?.members.me ?? null;
@@ -74,7 +75,7 @@ export function permissionReport(guild: Guild | null, readsChat: boolean): strin
   const lines = ['Permissions the bot lacks:'];
   for (const { channel, missing } of problems.slice(0, MAX_CHANNELS)) {
     const what = missing.map((need) => `${need.name} (${need.cost})`).join('; ');
-    lines.push(`- <#${channel.id}> (${escapeInline(channel.name)}): ${what}`);
+    lines.push(`- <#${channel.id}>: ${what}`);
   }
   if (problems.length > MAX_CHANNELS) lines.push(`…and ${problems.length - MAX_CHANNELS} more channels.`);
   return lines;

@@ -3,13 +3,16 @@
  * chunk in flight: the reverse search streams it on to the board (review M4), and the download starts only
  * once the board's budget has granted the request a slot.
  *
- * Only Discord's CDN hosts are read (and the host of a configured DISCORD_API_URL, where a local Discord
- * serves its attachments); a redirect is followed only to those hosts. The size cap is checked against the
+ * Only Discord's CDN hosts are read, over https (review N12); where DISCORD_API_URL is a local address (the
+ * local Discord of the tests serves its attachments there), also exactly that origin: its scheme, host
+ * and port, nothing else on that host (not a REST proxy's port, say). A redirect is followed only to what
+ * may be read in the first place. The size cap is checked against the
  * announced length and again while streaming (a server may lie or send no length). A network failure or
  * the timeout (before the answer or mid-body) is an expected failure: the member is asked to try again and
  * the cause rides along for the router's log line.
  */
 import { UserFacingError } from '../../src/discord/user-error.js';
+import { isLocalNetworkHost } from '../../src/philomena/sites.js';
 
 export interface DownloadOptions {
   readonly maxBytes: number;
@@ -23,7 +26,7 @@ export type Download = (url: string, options: DownloadOptions) => Promise<AsyncI
 export const DOWNLOAD_FAILED_TEXT = 'Could not read that file. Try again.';
 export const NOT_READABLE_TEXT = 'That file cannot be read.';
 
-/** Where Discord serves attachments (`attachment.url` and `proxy_url`). */
+/** Where Discord serves attachments (`attachment.url` and `proxy_url`), over https. */
 export const DISCORD_CDN_HOSTS: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
 
 const MAX_REDIRECTS = 3;
@@ -39,26 +42,46 @@ function tooLarge(maxBytes: number): UserFacingError {
 export interface DownloaderOptions {
   /** For the whole download, headers and body; default 15 s. */
   readonly timeoutMs?: number;
-  /** Host names (without port) that may be read; default Discord's CDN hosts. */
+  /**
+   * What may be read; default Discord's CDN hosts. A host name (`cdn.discordapp.com`) is read over https on
+   * its default port only; an origin (`http://127.0.0.1:4000`) at exactly that scheme, host and port.
+   */
   readonly allowedHosts?: readonly string[];
 }
 
-/** The hosts a downloader reads: Discord's CDN, plus the host of a configured Discord API base. */
+/**
+ * What a downloader reads: Discord's CDN hosts, plus, where the Discord API base is a local address (this
+ * machine or a private network, the only place DISCORD_API_URL may be plain http: the local Discord of the
+ * tests), exactly its origin. A remote API base (a hosted proxy) adds nothing: attachments come from the CDN.
+ */
 export function attachmentHosts(discordApiUrl: string | undefined): readonly string[] {
   if (discordApiUrl === undefined || !URL.canParse(discordApiUrl)) return DISCORD_CDN_HOSTS;
-  return [...DISCORD_CDN_HOSTS, new URL(discordApiUrl).hostname];
+  const api = new URL(discordApiUrl);
+  if (!isLocalNetworkHost(api.host) || (api.protocol !== 'http:' && api.protocol !== 'https:')) {
+    return DISCORD_CDN_HOSTS;
+  }
+  return [...DISCORD_CDN_HOSTS, api.origin];
 }
 
 export function createDownloader(options: DownloaderOptions = {}): Download {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const allowed = new Set((options.allowedHosts ?? DISCORD_CDN_HOSTS).map((host) => host.toLowerCase()));
+  const entries = options.allowedHosts ?? DISCORD_CDN_HOSTS;
+  // URL's own origin (lower-cased host, default port left out), so the comparison is exact.
+  const origins = new Set(
+    entries.filter((entry) => entry.includes('://')).map((entry) => new URL(entry).origin),
+  );
+  const httpsHosts = new Set(
+    entries.filter((entry) => !entry.includes('://')).map((host) => host.toLowerCase()),
+  );
 
   function readable(text: string, base?: URL): URL | undefined {
     const parsed = URL.canParse(text, base?.href) ? new URL(text, base) : undefined;
     if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
       return undefined;
     if (parsed.username !== '' || parsed.password !== '') return undefined;
-    return allowed.has(parsed.hostname.toLowerCase()) ? parsed : undefined;
+    if (origins.has(parsed.origin)) return parsed;
+    const cdn = parsed.protocol === 'https:' && parsed.port === '' && httpsHosts.has(parsed.hostname);
+    return cdn ? parsed : undefined;
   }
 
   return async function download(url, { maxBytes, signal }) {

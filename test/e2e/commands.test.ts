@@ -264,7 +264,9 @@ describe('/reverse and Find source', () => {
   });
 
   it('GIVEN a message with an image attachment THEN Find source answers with the match', async () => {
-    const url = await imageFullUrl(IDS.safe);
+    // On Discord's side (the local Discord's origin): the bot downloads attachments from nowhere else.
+    const bytes = Buffer.from(await (await fetch(await imageFullUrl(IDS.safe))).arrayBuffer());
+    const url = h.discord.cdnFile('pic.png', bytes);
     const reply = await h.discord
       .sendMessageCommand({
         name: 'Find source',

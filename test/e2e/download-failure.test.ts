@@ -2,26 +2,20 @@
  * A picture that cannot be downloaded (the connection drops) is an expected failure: the member reads a
  * try-again line, the log keeps the network cause at info level, and nothing is logged as a bot fault.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSourceOnAttachment } from '../support/messages.js';
 import { DOWNLOAD_FAILED_TEXT } from '../../commands/shared/download.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
-let files: Server;
 let fileUrl: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  files = createServer((req) => req.socket.destroy());
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', () => resolve()));
-  fileUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}/attachments/pic.png`;
+  // On the local Discord's origin (the bot downloads from nowhere else), whose host drops the connection.
+  fileUrl = h.discord.cdnFile('pic.png', 'reset');
 });
 afterAll(async () => {
-  files.closeAllConnections();
-  await new Promise<void>((resolve) => files.close(() => resolve()));
   await h.close();
 });
 

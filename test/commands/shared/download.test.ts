@@ -13,26 +13,32 @@ import {
 import { userErrorText } from '../../../commands/shared/user-errors.js';
 import { UserFacingError } from '../../../src/discord/user-error.js';
 
-let server: Server | undefined;
+let servers: Server[] = [];
+/** The origin of the first file server a test starts (the local Discord's, as it were). */
+let firstOrigin = 'http://127.0.0.1:1';
 afterEach(async () => {
-  const current = server;
-  server = undefined;
-  if (current === undefined) return;
-  current.closeAllConnections();
-  await new Promise<void>((resolve) => current.close(() => resolve()));
+  const current = servers;
+  servers = [];
+  firstOrigin = 'http://127.0.0.1:1';
+  for (const server of current) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
 
 /** A local file server whose every answer is `handle`; resolves with its URL. */
 async function serve(handle: Parameters<typeof createServer>[1]): Promise<string> {
   const made = createServer(handle);
-  server = made;
   await new Promise<void>((resolve) => made.listen(0, '127.0.0.1', () => resolve()));
-  return `http://127.0.0.1:${(made.address() as AddressInfo).port}/file.png`;
+  servers.push(made);
+  const origin = `http://127.0.0.1:${(made.address() as AddressInfo).port}`;
+  if (servers.length === 1) firstOrigin = origin;
+  return `${origin}/file.png`;
 }
 
-/** Opens and reads the whole file, as the reverse search's upload would, with the local host allowed. */
+/** Opens and reads the whole file, as the reverse search's upload would, with the first server's origin allowed. */
 async function fetchAll(url: string, maxBytes: number, options: DownloaderOptions = {}): Promise<Uint8Array> {
-  const download = createDownloader({ allowedHosts: ['127.0.0.1'], ...options });
+  const download = createDownloader({ allowedHosts: [firstOrigin], ...options });
   return readAll(await download(url, { maxBytes }));
 }
 
@@ -127,8 +133,59 @@ describe('attachment download', () => {
     expect(await fetchAll(url, 10)).toEqual(new Uint8Array([4, 5]));
   });
 
-  it('GIVEN a local Discord API base THEN its host is read besides the CDN hosts', () => {
+  it('GIVEN a local Discord API base THEN exactly its origin is read besides the CDN hosts; a remote one adds nothing', () => {
     expect(attachmentHosts(undefined)).toEqual(DISCORD_CDN_HOSTS);
-    expect(attachmentHosts('http://127.0.0.1:4000/api')).toEqual([...DISCORD_CDN_HOSTS, '127.0.0.1']);
+    expect(attachmentHosts('http://127.0.0.1:4000/api')).toEqual([
+      ...DISCORD_CDN_HOSTS,
+      'http://127.0.0.1:4000',
+    ]);
+    expect(attachmentHosts('http://LOCALHOST:80/api')).toEqual([...DISCORD_CDN_HOSTS, 'http://localhost']);
+    expect(attachmentHosts('https://discord-proxy.example/api')).toEqual(DISCORD_CDN_HOSTS);
+  });
+
+  it('GIVEN the local Discord’s origin allowed THEN another port on its host, or the other scheme, is not read (review N12)', async () => {
+    let asked = 0;
+    await serve((_req, res) => res.end(Buffer.from([1])));
+    const other = await serve((_req, res) => {
+      asked += 1;
+      res.end(Buffer.from([2]));
+    });
+    const download = createDownloader({ allowedHosts: attachmentHosts(`${firstOrigin}/api`) });
+    expect(await readAll(await download(`${firstOrigin}/cdn/a.png`, { maxBytes: 10 }))).toEqual(
+      new Uint8Array([1]),
+    );
+    for (const target of [other, firstOrigin.replace('http:', 'https:') + '/a.png']) {
+      const error = await failure(download(target, { maxBytes: 10 }));
+      expect((error as Error).message).toBe(NOT_READABLE_TEXT);
+    }
+    expect(asked).toBe(0);
+  });
+
+  it('GIVEN a redirect from the allowed origin to another port on its host THEN it is not followed', async () => {
+    let asked = 0;
+    const url = await serve((_req, res) => {
+      res.writeHead(302, { location: other });
+      res.end();
+    });
+    const other = await serve((_req, res) => {
+      asked += 1;
+      res.end(Buffer.from([2]));
+    });
+    const download = createDownloader({ allowedHosts: attachmentHosts(`${firstOrigin}/api`) });
+    const error = await failure(download(url, { maxBytes: 10 }));
+    expect((error as Error).message).toBe(NOT_READABLE_TEXT);
+    expect(asked).toBe(0);
+  });
+
+  it('GIVEN a CDN host in plain http or on another port THEN it is not read', async () => {
+    const download = createDownloader();
+    for (const target of [
+      'http://cdn.discordapp.com/attachments/1/2/a.png',
+      'http://media.discordapp.net/attachments/1/2/a.png',
+      'https://cdn.discordapp.com:8443/attachments/1/2/a.png',
+    ]) {
+      const error = await failure(download(target, { maxBytes: 10 }));
+      expect({ target, message: (error as Error).message }).toEqual({ target, message: NOT_READABLE_TEXT });
+    }
   });
 });
