@@ -57,6 +57,7 @@ import { startFakeDiscord, type FakeDiscord, type InteractionHandle } from '../t
 import { startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import { startBotProcess, type BotProcess } from '../test/lifecycle/bot-process.js';
 import { createSeededRandom } from '../test/support/random.js';
+import { cardsIn, messageOf } from './answers.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
 import { zipf } from './workload.js';
 import { mostInAnySpan as maxInWindow } from '../test/support/arrivals.js';
@@ -399,6 +400,9 @@ async function run(
       UNFURL: 'off',
       COMMAND_RATE_LIMIT: 'off',
       FEED_INTERVAL,
+      // The images are uploaded during the run: without this a plain-channel feed would hold them for
+      // FEED_SETTLE (30 min). Each is still read fresh from the board before it is posted there.
+      FEED_SETTLE: '0',
     };
     const seedMs = withFeeds ? await seedFeeds(storeUrl, env, discord, booru) : 0;
 
@@ -443,12 +447,12 @@ async function run(
       const postsOf = (from: number, to: number) => {
         const bodies = discord?.requests
           .filter((r) => isFeedPost(r) && r.at >= from && r.at < to && r.status >= 200 && r.status < 300)
-          .map((r) => (r.body ?? {}) as { content?: unknown; embeds?: unknown[] });
+          .map((r) => r.body);
         return {
-          cards: (bodies ?? []).filter((b) => Array.isArray(b.embeds) && b.embeds.length > 0).length,
-          more: (bodies ?? []).filter(
-            (b) => typeof b.content === 'string' && b.content.includes('more new image'),
-          ).length,
+          // A post of a video is a Components V2 card, without embeds (bench/answers.ts reads both forms).
+          cards: (bodies ?? []).filter((b) => cardsIn(b) > 0).length,
+          more: (bodies ?? []).filter((b) => messageOf(b).content?.includes('more new image') === true)
+            .length,
         };
       };
       const inInterval = postsOf(t0, end);

@@ -63,14 +63,21 @@ export function allCommands(
   ];
 }
 
+const notConfigured = (): Promise<never> =>
+  Promise.reject(new Error('feeds are not configured in this command list'));
+
 /** `/feed` as registered only: running it without the bot's store is a bug, said as one. */
 const UNCONFIGURED_FEEDS: FeedCommandOptions = {
   feeds: {
-    list: () => Promise.reject(new Error('feeds are not configured in this command list')),
-    guilds: () => Promise.reject(new Error('feeds are not configured in this command list')),
-    add: () => Promise.reject(new Error('feeds are not configured in this command list')),
-    remove: () => Promise.reject(new Error('feeds are not configured in this command list')),
-    update: () => Promise.reject(new Error('feeds are not configured in this command list')),
+    list: notConfigured,
+    guilds: notConfigured,
+    add: notConfigured,
+    remove: notConfigured,
+    update: notConfigured,
+    dormant: notConfigured,
+    retire: notConfigured,
+    reindex: notConfigured,
+    forget: notConfigured,
   },
   perServer: 0,
   intervalMs: 0,
@@ -148,6 +155,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     logger: logger.child({ task: 'feeds' }),
     intervalMs: config.feedIntervalMs,
     maxPerPoll: config.feedMaxPerPoll,
+    settleMs: config.feedSettleMs,
     ...(deps.feedTickMs === undefined ? {} : { tickMs: deps.feedTickMs }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.onFeedPoll === undefined ? {} : { onPoll: deps.onFeedPoll }),

@@ -88,9 +88,10 @@ function rateLimit(defaultValue: string, countMax: number) {
 
 /**
  * Discord's REST base: https, or plain http only to this machine or a private network (a local REST proxy),
- * by the rule BOORU_URL follows, since the bot token goes with every request.
+ * by the rule BOORU_URL follows, since the bot token goes with every request. Also the REST proxy's
+ * upstream (src/rest-proxy/config.ts), which carries the same token.
  */
-const discordApiUrl = z
+export const discordApiUrl = z
   .url({
     // Not zod's own /^https?$/ (z.httpUrl's), which also refuses a URL without `//` such as
     // http:127.0.0.1/api, which the URL parser reads as http://127.0.0.1/api and this key has accepted.
@@ -113,6 +114,28 @@ const discordApiUrl = z
 export const FEED_INTERVAL_MIN_MS = 60_000;
 const FEED_INTERVAL_MAX_MS = 24 * 3_600_000;
 const DURATION_PATTERN = /^(\d{1,6})\s*(s|m|h)?$/;
+
+/** FEED_SETTLE's bound: how long a plain-channel feed may hold new images back at most. */
+const FEED_SETTLE_MAX_MS = 24 * 3_600_000;
+
+/** A duration (`90s`, `30m`, `2h`, seconds without a unit) from `minMs` to `maxMs`, with its default. */
+function duration(defaultValue: string, minMs: number, maxMs: number, message: string) {
+  return z.preprocess(
+    blankIsUnset,
+    z
+      .string()
+      .default(defaultValue)
+      .transform((value, ctx) => {
+        const match = DURATION_PATTERN.exec(value.toLowerCase());
+        const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1_000) : Number.NaN;
+        if (!(ms >= minMs && ms <= maxMs)) {
+          ctx.addIssue({ code: 'custom', message });
+          return z.NEVER;
+        }
+        return ms;
+      }),
+  );
+}
 
 /** A whole number from `min` to `max`, with its default. */
 function count(defaultValue: number, min: number, max: number) {
@@ -246,21 +269,13 @@ const envSchema = z
         .refine((n) => n >= 1 && n <= SHARD_COUNT_MAX, `must be a whole number from 1 to ${SHARD_COUNT_MAX}`),
     ),
     SHARD_IDS: optional(shardIds),
-    FEED_INTERVAL: z.preprocess(
-      blankIsUnset,
-      z
-        .string()
-        .default('5m')
-        .transform((value, ctx) => {
-          const match = DURATION_PATTERN.exec(value.toLowerCase());
-          const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1_000) : Number.NaN;
-          if (!(ms >= FEED_INTERVAL_MIN_MS && ms <= FEED_INTERVAL_MAX_MS)) {
-            ctx.addIssue({ code: 'custom', message: 'must be a duration from 1m to 24h, such as 5m or 90s' });
-            return z.NEVER;
-          }
-          return ms;
-        }),
+    FEED_INTERVAL: duration(
+      '5m',
+      FEED_INTERVAL_MIN_MS,
+      FEED_INTERVAL_MAX_MS,
+      'must be a duration from 1m to 24h, such as 5m or 90s',
     ),
+    FEED_SETTLE: duration('30m', 0, FEED_SETTLE_MAX_MS, 'must be a duration from 0 to 24h, such as 30m or 0'),
     FEEDS_PER_SERVER: count(10, 1, 100),
     FEED_MAX_PER_POLL: count(10, 1, 50),
     SEARCH_WINDOW: count(50, 1, 50),
@@ -315,6 +330,11 @@ export const configSchema = envSchema.transform((env) => ({
   feedIntervalMs: env.FEED_INTERVAL,
   /** Feeds one server may have. */
   feedsPerServer: env.FEEDS_PER_SERVER,
+  /**
+   * How old an image must be before a feed posts it outside age-restricted channels (FEED_SETTLE, default
+   * 30 min, 0 for none): new uploads are often re-rated within minutes, and a posted card cannot be recalled.
+   */
+  feedSettleMs: env.FEED_SETTLE,
   /** Images one feed posts per poll; the rest are summed up in one line with a link. */
   feedMaxPerPoll: env.FEED_MAX_PER_POLL,
   /**

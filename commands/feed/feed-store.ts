@@ -6,6 +6,10 @@
  *
  * The cursor is the id of the last image the feed has dealt with (posted, or counted in a "more" line):
  * only images above it are ever posted, and it only grows.
+ *
+ * A server the bot was removed from leaves the index for its `dormant` list (with when), so no process
+ * reads its feeds at every tick; `/feed resume` (once the bot is back) or `/feed add` puts it back, and a
+ * server dormant for `FORGET_AFTER_MS` loses its feeds.
  */
 import { randomBytes } from 'node:crypto';
 import type Keyv from 'keyv';
@@ -35,6 +39,12 @@ export interface Feed {
   readonly cursor: number;
   readonly lastPostAt?: number | undefined;
   readonly paused?: FeedPause | undefined;
+  /**
+   * Whether the channel was age-restricted when last read: what a process that does not receive the
+   * server's events groups the feed by (reading it from Discord at every tick would cost a request per
+   * feed). Whoever posts reads the channel itself before every post. Unknown counts as not.
+   */
+  readonly ageRestricted?: boolean | undefined;
 }
 
 const pauseSchema = z.object({
@@ -54,10 +64,16 @@ const feedSchema = z.object({
   cursor: z.number().int().nonnegative(),
   lastPostAt: z.number().optional(),
   paused: pauseSchema.optional(),
+  ageRestricted: z.boolean().optional(),
 });
 
 const guildRecordSchema = z.object({ feeds: z.array(feedSchema).default([]) });
-const indexSchema = z.object({ guilds: z.array(z.string()).default([]) });
+const indexSchema = z.object({
+  guilds: z.array(z.string()).default([]),
+  /** Servers the bot was removed from: id → when. */
+  dormant: z.record(z.string(), z.number()).default({}),
+});
+type Index = z.infer<typeof indexSchema>;
 
 const INDEX_KEY = 'feeds:index';
 const guildKey = (guildId: string) => `feeds:guild:${guildId}`;
@@ -71,8 +87,16 @@ export class FeedLimitError extends Error {
 export interface FeedStore {
   /** The server's feeds, oldest first. */
   list(guildId: string): Promise<readonly Feed[]>;
-  /** Every server with feeds. */
+  /** Every server with feeds (not the dormant ones). */
   guilds(): Promise<readonly string[]>;
+  /** Servers the bot was removed from, with when: their feeds are not polled. */
+  dormant(): Promise<Readonly<Record<string, number>>>;
+  /** Takes the server out of the poll index, as dormant since `at` (the bot was removed from it). */
+  retire(guildId: string, at: number): Promise<void>;
+  /** Puts a server back in the poll index (a feed resumed or added). */
+  reindex(guildId: string): Promise<void>;
+  /** Deletes every feed of the server and every trace of it in the index. */
+  forget(guildId: string): Promise<void>;
   /** Adds a feed; rejects with `FeedLimitError` when the server has `limit` already. */
   add(feed: Omit<Feed, 'id'>, limit: number): Promise<Feed>;
   /** Removes the feed; resolves with it, or undefined when there was none. */
@@ -101,16 +125,20 @@ export function createFeedStore(store: Keyv): FeedStore {
     return parsed.success ? parsed.data.feeds : [];
   }
 
-  function guildsOf(raw: unknown): string[] {
-    if (raw === undefined) return [];
-    const parsed = indexSchema.safeParse(raw);
-    return parsed.success ? parsed.data.guilds : [];
+  function indexOf(raw: unknown): Index {
+    const parsed = indexSchema.safeParse(raw ?? {});
+    return parsed.success ? parsed.data : { guilds: [], dormant: {} };
   }
 
-  async function indexGuild(guildId: string, present: boolean): Promise<void> {
+  /** Where the server stands in the index: polled, dormant since a time, or absent. */
+  async function indexGuild(guildId: string, state: 'polled' | 'absent' | { dormantSince: number }) {
     await records.update(INDEX_KEY, (raw) => {
-      const guilds = guildsOf(raw).filter((id) => id !== guildId);
-      return { guilds: present ? [...guilds, guildId] : guilds };
+      const index = indexOf(raw);
+      const guilds = index.guilds.filter((id) => id !== guildId);
+      const dormant = Object.fromEntries(Object.entries(index.dormant).filter(([id]) => id !== guildId));
+      if (state === 'polled') return { guilds: [...guilds, guildId], dormant };
+      if (state === 'absent') return { guilds, dormant };
+      return { guilds, dormant: { ...dormant, [guildId]: state.dormantSince } };
     });
   }
 
@@ -119,7 +147,20 @@ export function createFeedStore(store: Keyv): FeedStore {
       return feedsOf(await records.read(guildKey(guildId)));
     },
     async guilds() {
-      return guildsOf(await records.read(INDEX_KEY));
+      return indexOf(await records.read(INDEX_KEY)).guilds;
+    },
+    async dormant() {
+      return indexOf(await records.read(INDEX_KEY)).dormant;
+    },
+    async retire(guildId, at) {
+      await indexGuild(guildId, { dormantSince: at });
+    },
+    async reindex(guildId) {
+      if ((await this.list(guildId)).length > 0) await indexGuild(guildId, 'polled');
+    },
+    async forget(guildId) {
+      await records.update(guildKey(guildId), () => ({ feeds: [] }));
+      await indexGuild(guildId, 'absent');
     },
     async add(input, limit) {
       let added: Feed | undefined;
@@ -131,7 +172,7 @@ export function createFeedStore(store: Keyv): FeedStore {
       });
       if (added === undefined) throw new Error('unreachable: the feed was not added');
       // After the feed: a poller that reads the index and finds no feed yet only skips a server once.
-      await indexGuild(input.guildId, true);
+      await indexGuild(input.guildId, 'polled');
       return added;
     },
     async remove(guildId, feedId) {
@@ -144,7 +185,7 @@ export function createFeedStore(store: Keyv): FeedStore {
         left = rest.length;
         return { feeds: rest };
       });
-      if (left === 0) await indexGuild(guildId, false);
+      if (left === 0) await indexGuild(guildId, 'absent');
       return removed;
     },
     async update(guildId, feedId, change) {

@@ -2,9 +2,10 @@
  * `/feed`: new images matching a search, posted to a channel (the poller in poller.ts does the posting).
  * For members with Manage Server (Discord hides the command from the others, and the bot checks again).
  *
- * - `add query: [channel:] [site:]`: the bot checks it can post in the channel (View Channel, Send
- *   Messages, Embed Links, and Send Messages in Threads for a thread) and that the board takes the query,
- *   then starts the feed from now: only images uploaded after it are posted, never a backlog.
+ * - `add query: [channel:] [site:]`: the bot checks that the member and the bot can both see and post in
+ *   the channel (View Channel, Send Messages or Send Messages in Threads; the bot also Embed Links: Manage
+ *   Server alone must not let an admin post where they may not), and that the board takes the query, then
+ *   starts the feed from the site's newest image: only images uploaded after it are posted, never a backlog.
  * - `list`: the server's feeds, with channel, site, query, last post and state.
  * - `remove` / `pause` / `resume feed:` (the server's feeds are offered as you type).
  */
@@ -16,6 +17,7 @@ import {
   type SlashCommandSubcommandBuilder,
   type ApplicationCommandOptionChoiceData,
   type ChatInputCommandInteraction,
+  PermissionsBitField,
   type GuildBasedChannel,
 } from 'discord.js';
 import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
@@ -95,30 +97,68 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     return feed;
   }
 
-  /** The bot's own permissions in `channel`, or what it lacks, said plainly. */
+  /**
+   * Whether the member and the bot may both post in `channel`, or what either lacks, said plainly. The
+   * member's permissions there are Discord's own: the resolved channel option carries them (discord.js
+   * keeps them as `permissions`), and for the channel of the interaction they are the member's.
+   */
   async function checkPostable(
     interaction: Incoming<ChatInputCommandInteraction>,
     channel: GuildBasedChannel,
+    memberPermissions: Readonly<PermissionsBitField> | null,
   ) {
     if (!(POSTABLE as readonly ChannelType[]).includes(channel.type)) {
       throw new UserFacingError('A feed posts into a text channel, an announcement channel or a thread.');
     }
+    const send = [
+      channel.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages,
+      channel.isThread() ? 'Send Messages in Threads' : 'Send Messages',
+    ] as const;
+    const view = [PermissionFlagsBits.ViewChannel, 'View Channel'] as const;
+    const memberMissing = [view, send]
+      .filter(([bit]) => memberPermissions?.has(bit) !== true)
+      .map(([, name]) => name);
+    if (memberMissing.length > 0) {
+      throw new UserFacingError(
+        `You can't post in <#${channel.id}> yourself (${memberMissing.join(', ')}), so a feed can't either.`,
+      );
+    }
     const guild = interaction.guild;
     const me = guild?.members.me ?? (await guild?.members.fetchMe().catch(() => null)) ?? null;
     const permissions = me === null ? null : channel.permissionsFor(me);
-    const needed = [
-      [PermissionFlagsBits.ViewChannel, 'View Channel'],
-      [
-        channel.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages,
-        channel.isThread() ? 'Send Messages in Threads' : 'Send Messages',
-      ],
-      [PermissionFlagsBits.EmbedLinks, 'Embed Links'],
-    ] as const;
+    const needed = [view, send, [PermissionFlagsBits.EmbedLinks, 'Embed Links']] as const;
     const missing = needed.filter(([bit]) => permissions?.has(bit) !== true).map(([, name]) => name);
     if (missing.length > 0) {
       throw new UserFacingError(
         `I can't post cards in <#${channel.id}>: I need ${missing.join(', ')} there.`,
       );
+    }
+  }
+
+  /**
+   * Where a new feed starts: the site's newest image (never the query's newest match alone: a query with
+   * no match yet would start from 0 and post the query's oldest images), checking on the way that the
+   * board takes the query.
+   */
+  async function startingCursor(
+    context: CommandContext,
+    site: Site,
+    sent: string,
+    filterId: number | undefined,
+  ): Promise<number> {
+    const client = context.registry.client(site);
+    const call = { sf: 'id', sd: 'desc', perPage: 1, fresh: true } as const;
+    try {
+      const [matching, everything] = await Promise.all([
+        client.searchImages({ ...call, q: sent, ...(filterId === undefined ? {} : { filterId }) }),
+        client.searchImages({ ...call, q: '*' }),
+      ]);
+      return Math.max(matching.items[0]?.id ?? 0, everything.items[0]?.id ?? 0);
+    } catch (error) {
+      if (error instanceof BadQueryError) {
+        throw new UserFacingError(`${site.name} does not accept that query: ${truncate(error.message, 300)}`);
+      }
+      throw error;
     }
   }
 
@@ -128,31 +168,26 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const site = siteOf(context, interaction.options.getString('site'));
     // The option's id, looked up in the bot's own cache (the channel as the bot sees it, with its age
     // restriction and the bot's permissions), not Discord's partial copy in the interaction.
-    const picked = interaction.options.get('channel')?.value;
+    const option = interaction.options.get('channel');
+    const picked = option?.value;
     const channelId = typeof picked === 'string' ? picked : interaction.channelId;
     const channel = interaction.guild?.channels.cache.get(channelId) ?? null;
     if (channel === null) throw new UserFacingError("I can't see that channel.");
-    await checkPostable(interaction, channel);
+    const resolved = option?.channel;
+    const memberPermissions =
+      option === null || option === undefined
+        ? interaction.memberPermissions
+        : resolved !== null && resolved !== undefined && 'permissions' in resolved
+          ? typeof resolved.permissions === 'string'
+            ? /^\d{1,40}$/.test(resolved.permissions)
+              ? new PermissionsBitField(BigInt(resolved.permissions))
+              : null
+            : resolved.permissions
+          : null;
+    await checkPostable(interaction, channel, memberPermissions ?? null);
     const ageRestricted = isAgeRestrictedChannel(channel);
     const view = context.view.forSite(site);
-    // The board must take the query; its newest match is where the feed starts (no backlog).
-    let newest: number;
-    try {
-      const page = await context.registry.client(site).searchImages({
-        q: safeSearchQuery(query, ageRestricted),
-        sf: 'id',
-        sd: 'desc',
-        perPage: 1,
-        fresh: true,
-        ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
-      });
-      newest = page.items[0]?.id ?? 0;
-    } catch (error) {
-      if (error instanceof BadQueryError) {
-        throw new UserFacingError(`${site.name} does not accept that query: ${truncate(error.message, 300)}`);
-      }
-      throw error;
-    }
+    const newest = await startingCursor(context, site, safeSearchQuery(query, ageRestricted), view.filterId);
     let feed: Feed;
     try {
       feed = await feeds.add(
@@ -164,6 +199,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
           createdBy: interaction.user.id,
           createdAt: context.now(),
           cursor: newest,
+          ageRestricted,
         },
         perServer,
       );
@@ -224,6 +260,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const feed = await feedOf(guildId, interaction.options.getString('feed', true));
     if (feed.paused === undefined) return reply(`Feed \`${feed.id}\` is running already.`);
     await feeds.update(guildId, feed.id, (current) => ({ ...current, paused: undefined }));
+    // A server the bot had been removed from is polled again from now on.
+    await feeds.reindex(guildId);
     return reply(`Feed \`${feed.id}\` resumed: what was uploaded meanwhile is posted at its next check.`);
   };
 
@@ -289,6 +327,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     async autocomplete(interaction, context): Promise<ApplicationCommandOptionChoiceData[]> {
       const focused = interaction.options.getFocused(true);
       const guildId = interaction.guildId;
+      // Only members the command would serve: the feed list holds queries and private channels' names.
+      if (guildId === null || !interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) return [];
       if (focused.name === 'query') {
         const site = context.sites.byId(interaction.options.getString('site') ?? '') ?? context.view.site;
         return queryChoices(context.registry.client(site), focused.value, {
@@ -303,7 +343,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
           .slice(0, 25)
           .map((site) => ({ name: truncate(site.name, CHOICE_TEXT_MAX), value: site.id }));
       }
-      if (focused.name === 'feed' && guildId !== null) {
+      if (focused.name === 'feed') {
         const typed = focused.value.toLowerCase();
         const all = await feeds.list(guildId);
         return all

@@ -1,13 +1,22 @@
 /**
  * The feed poller: new images matching each feed's search, posted to its channel, once each, oldest first.
  *
- * Politeness. Feeds with the same (site, query as sent, filter) share one search per interval, whichever
- * servers they belong to: the search asks for `id.gt:<lowest cursor of the group>`, sorted by id
- * ascending, 50 per page, fresh (never from the cache). It goes into the site's budget as `feed`, after
- * every member's command and every unfurl, and gives up rather than wait long: a poll that cannot get a
- * slot tries again at the next interval. Searches are spread over the interval (at most a share of the
- * groups per tick). A board failure backs the group off (2, 4, 8, 16 intervals); a query the board refuses
- * (400) pauses its feeds with the board's words.
+ * Politeness to the board. Feeds with the same (site, query as sent, filter) share a group, whichever
+ * servers they belong to, and a group is searched once per interval: `id.gt:<cursor>`, sorted by id
+ * ascending, 50 per page, fresh (never from the cache), one search per band of cursors (bands.ts: feeds that
+ * are up to date share one; one that lags gets its own, so nobody loses images to another's cursor). The
+ * searches go into the site's budget as `feed`, after every member's command and every unfurl, and give up
+ * rather than wait long. Searches are spread over the interval (a share of the groups per tick). A board
+ * failure backs the group off (2, 4, 8, 16 intervals); a query the board refuses (400) pauses its feeds with
+ * the board's words.
+ *
+ * Politeness to Discord. A process reads only the channels of the servers it holds (its live cache, no
+ * request) to group their feeds; the others are grouped by the channel's state stored with the feed, and
+ * read by whoever wins the group's lease, just before posting. A channel Discord refuses to show (403: the
+ * bot left or lost access) pauses its feed, and any other failed read is not retried for an interval: 403s
+ * count toward Discord's invalid-request ban. A server the bot was removed from (GUILD_DELETE) has its feeds
+ * paused and leaves the poll index; feeds paused that way, or because the channel is gone, for
+ * `FORGET_AFTER_MS` are removed.
  *
  * One process per group. Before polling a group, the process takes its lease for one interval
  * (`PollLeases`: Redis SET NX PX with a Redis store, an in-process map otherwise), so however many
@@ -20,37 +29,38 @@
  * goes on after the last image posted. An image still processing (`thumbnails_generated` false) holds the
  * feed back at it, up to 10 minutes after its upload, then goes out with the processing card.
  *
- * Safety. The channel decides, read fresh at every post (from the live cache where this process receives
- * its server's events, else from Discord): outside an age-restricted channel the search is
- * `(<query>), safe` and the card shows a picture only for a safe image (the rating rule of every card),
- * with the server's filter for the site (spoilered images get the card without the picture, with Reveal).
- * A channel that is gone, or where the bot may not post, pauses the feed; `/feed list` says why.
+ * Safety (serve.ts). The channel and the server's settings are read again before every post: outside an
+ * age-restricted channel the search is `(<query>), safe`, an image waits until it is FEED_SETTLE old and is
+ * read fresh before it goes, and the card shows a picture only for a safe image (the rating rule of every
+ * card), with the server's filter for the site. A channel that changed ends the round before the next post.
  */
 import { createHash } from 'node:crypto';
-import type { ChannelPoster } from '../../src/discord/channel-poster.js';
-import type { BackgroundTask, MessageBody } from '../../src/discord/contract.js';
+import { ChannelForbiddenError, type ChannelPoster } from '../../src/discord/channel-poster.js';
+import type { BackgroundTask } from '../../src/discord/contract.js';
 import type { Logger } from '../../src/logger.js';
-import { BadQueryError } from '../../src/philomena/errors.js';
+import { BadQueryError, NotFoundError } from '../../src/philomena/errors.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
-import type { Site } from '../../src/philomena/sites.js';
-import { escapeInline, imageCard, truncate } from '../../src/render/index.js';
+import { truncate } from '../../src/render/index.js';
+import type { PollLeases } from '../../src/shared/leases.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
-import { cardContext, cardMessage, filterContext } from '../shared/show-image.js';
+import { filterContext } from '../shared/show-image.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
-import { makeView } from '../shared/view.js';
+import { searchBands, type Band } from './bands.js';
 import type { Feed, FeedStore, PauseReason } from './feed-store.js';
-import type { PollLeases } from '../../src/shared/leases.js';
+import { createFeedServer, type Due, type GroupRound } from './serve.js';
 
-/** How long an image still processing holds its feed back before it goes out with the processing card. */
-export const PROCESSING_WAIT_MS = 10 * 60_000;
+export { PROCESSING_WAIT_MS } from './serve.js';
+
 /** The board's page size for feed searches (its maximum). */
 const PAGE = 50;
+/** Searches one group makes per round at most: one per band of cursors (bands.ts); the rest wait. */
+const MAX_BANDS = 4;
 /**
  * Groups one process serves at once. A group's search is quick and its posts are paced, so many groups
- * can wait for their turn to post while the next ones are searched; this only bounds the memory (one page
- * of at most 50 images each).
+ * can wait for their turn to post while the next ones are searched; this only bounds the memory (a few
+ * pages of at most 50 images each).
  */
 const MAX_ACTIVE_GROUPS = 256;
 /**
@@ -62,6 +72,16 @@ export const FEED_POSTS_PER_SECOND = 10;
 /** Back-off of a group whose search failed: intervals, doubling per failure in a row, at most this many. */
 const MAX_BACKOFF_INTERVALS = 16;
 
+/**
+ * How long a feed stays paused because the bot lost its channel (removed from the server, no access, the
+ * channel deleted) before it is removed, and a server the bot left keeps its feeds.
+ */
+export const FORGET_AFTER_MS = 30 * 24 * 3_600_000;
+/** How often a process looks for feeds to forget. */
+const FORGET_SWEEP_MS = 3_600_000;
+/** Pause reasons that mean the bot lost the channel; after FORGET_AFTER_MS such a feed is removed. */
+const LOST: ReadonlySet<PauseReason> = new Set(['forbidden', 'channel-missing']);
+
 export interface FeedPollerOptions {
   readonly feeds: FeedStore;
   readonly registry: ClientRegistry;
@@ -72,6 +92,8 @@ export interface FeedPollerOptions {
   readonly intervalMs: number;
   /** Images one feed posts per poll; the rest are counted in one line with a link. */
   readonly maxPerPoll: number;
+  /** How old an image must be before it is posted outside age-restricted channels (FEED_SETTLE); 0: none. */
+  readonly settleMs?: number;
   /** How often the poller looks for groups that are due. Default interval / 20 (15 s for 5 min). */
   readonly tickMs?: number;
   readonly now?: () => number;
@@ -91,21 +113,6 @@ export interface FeedPoller extends BackgroundTask {
   pollNow(): Promise<void>;
 }
 
-/** A feed ready to be polled: its site, view of its channel and the search it needs. */
-interface Due {
-  readonly feed: Feed;
-  readonly site: Site;
-  readonly filterId: number | undefined;
-  readonly guildFilters: Readonly<Record<string, number>>;
-  readonly ageRestricted: boolean;
-  readonly sent: string;
-}
-
-/** Discord nonces are at most 25 characters: a prefix and 24 of a hash. */
-function nonceOf(kind: 'i' | 'm', feedId: string, id: number): string {
-  return kind + createHash('sha256').update(`${feedId}:${id}`).digest('base64url').slice(0, 24);
-}
-
 function groupKey(due: Due): string {
   return `${due.site.id}\n${due.filterId ?? ''}\n${due.sent}`;
 }
@@ -121,17 +128,23 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   const tickMs = options.tickMs ?? Math.max(1_000, Math.floor(intervalMs / 20));
   /** Failures in a row per group (this process's view; the lease carries the back-off to the others). */
   const failures = new Map<string, number>();
-  /** Where each feed's channel stood at its last read: grouping only; every post reads it again. */
-  const channelAges = new Map<string, { ageRestricted: boolean; at: number }>();
+  /** Channels whose read failed (not 403 or 404), with when to try again: never sooner than an interval. */
+  const readFailures = new Map<string, number>();
   let poster: ChannelPoster | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   /** Groups being served now, by key. */
   const active = new Map<string, Promise<void>>();
+  /** Servers being taken out after the bot was removed from them. */
+  const removals = new Set<Promise<void>>();
   /** When the next feed post may go (pacing to FEED_POSTS_PER_SECOND). */
   let nextPostAt = 0;
+  let lastForgetSweep = Number.NEGATIVE_INFINITY;
+  let stopping = false;
+  let stopController = new AbortController();
 
-  async function paced(signal: AbortSignal | undefined): Promise<void> {
+  async function paced(): Promise<void> {
+    const signal = stopController.signal;
     const at = performance.now();
     const wait = Math.max(0, nextPostAt - at);
     nextPostAt = Math.max(at, nextPostAt) + 1000 / FEED_POSTS_PER_SECOND;
@@ -140,16 +153,19 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         // The listener goes with the wait: one per post would pile up on the poller's long-lived signal.
         const done = (): void => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
+          signal.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, wait);
-        signal?.addEventListener('abort', done, { once: true });
+        signal.addEventListener('abort', done, { once: true });
       });
     }
   }
-  let stopping = false;
-  let stopController = new AbortController();
+
+  function posterNow(): ChannelPoster {
+    if (poster === undefined) throw new Error('the poller is not started');
+    return poster;
+  }
 
   async function pause(feed: Feed, reason: PauseReason, detail: string): Promise<void> {
     logger.warn({ guildId: feed.guildId, feedId: feed.id, reason, detail }, 'feed paused');
@@ -159,14 +175,104 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     }));
   }
 
-  /** The channel's age restriction, read fresh; null when the channel is gone. */
-  async function readChannel(channelId: string): Promise<{ ageRestricted: boolean } | null> {
-    if (poster === undefined) throw new Error('the poller is not started');
-    const channel = await poster.channel(channelId);
-    if (channel === null) return null;
-    const ageRestricted = isAgeRestrictedChannel(channel);
-    channelAges.set(channelId, { ageRestricted, at: now() });
-    return { ageRestricted };
+  function readFailed(channelId: string): void {
+    readFailures.set(channelId, now() + intervalMs);
+  }
+
+  const serveFeed = createFeedServer({
+    feeds,
+    settings,
+    sites,
+    logger,
+    now,
+    maxPerPoll,
+    settleMs: options.settleMs ?? 0,
+    poster: posterNow,
+    paced,
+    stopping: () => stopping,
+    pause,
+    readFailed,
+  });
+
+  /**
+   * Where a feed's channel stands, for grouping: read from the live cache for a server this process holds
+   * (no request), else as stored with the feed. Undefined when the feed waits (paused here, or a read
+   * failed recently).
+   */
+  async function channelState(feed: Feed): Promise<boolean | undefined> {
+    const retryAt = readFailures.get(feed.channelId);
+    if (retryAt !== undefined) {
+      if (now() < retryAt) return undefined;
+      readFailures.delete(feed.channelId);
+    }
+    if (!posterNow().holds(feed.guildId)) return feed.ageRestricted ?? false;
+    try {
+      const channel = await posterNow().channel(feed.channelId);
+      if (channel === null) {
+        await pause(feed, 'channel-missing', 'the channel was deleted');
+        return undefined;
+      }
+      const ageRestricted = isAgeRestrictedChannel(channel);
+      if (feed.ageRestricted !== ageRestricted) {
+        await feeds.update(feed.guildId, feed.id, (current) => ({ ...current, ageRestricted }));
+      }
+      return ageRestricted;
+    } catch (error) {
+      if (error instanceof ChannelForbiddenError) {
+        await pause(feed, 'forbidden', 'the bot can no longer see the channel or its server');
+      } else {
+        readFailed(feed.channelId);
+        logger.info({ err: error, channelId: feed.channelId }, 'feed channel could not be read; later');
+      }
+      return undefined;
+    }
+  }
+
+  /** Feeds that lost their channel long ago are removed, and servers the bot left long ago forgotten. */
+  async function forgetLost(guildId: string, list: readonly Feed[]): Promise<void> {
+    const at = now();
+    for (const feed of list) {
+      if (
+        feed.paused !== undefined &&
+        LOST.has(feed.paused.reason) &&
+        at - feed.paused.at > FORGET_AFTER_MS
+      ) {
+        logger.info(
+          { guildId, feedId: feed.id, reason: feed.paused.reason },
+          'feed removed: paused too long',
+        );
+        await feeds.remove(guildId, feed.id);
+      }
+    }
+  }
+
+  /**
+   * Servers the bot left: one it is back in (this process holds it again) returns to the poll index with
+   * its feeds still paused, their 30 days counted again from now (an admin resumes them); one left more
+   * than FORGET_AFTER_MS ago is forgotten. Feeds that lost their channel that long ago are removed.
+   */
+  async function sweepForgotten(): Promise<void> {
+    const at = now();
+    const sweep = at - lastForgetSweep >= FORGET_SWEEP_MS;
+    if (sweep) lastForgetSweep = at;
+    for (const [guildId, since] of Object.entries(await feeds.dormant())) {
+      if (posterNow().holds(guildId)) {
+        logger.info({ guildId }, 'the bot is back in a server it had left: its feeds wait for /feed resume');
+        for (const feed of await feeds.list(guildId)) {
+          if (feed.paused?.reason !== 'forbidden') continue;
+          await feeds.update(guildId, feed.id, (current) => ({
+            ...current,
+            paused: { reason: 'forbidden', detail: 'the bot had been removed from this server', at },
+          }));
+        }
+        await feeds.reindex(guildId);
+      } else if (sweep && at - since > FORGET_AFTER_MS) {
+        logger.info({ guildId }, 'feeds of a server the bot left long ago removed');
+        await feeds.forget(guildId);
+      }
+    }
+    if (!sweep) return;
+    for (const guildId of await feeds.guilds()) await forgetLost(guildId, await feeds.list(guildId));
   }
 
   /** Every running feed, with what its search is; a feed whose server or channel cannot be read waits. */
@@ -185,116 +291,18 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         if (feed.paused !== undefined) continue;
         const site = sites.byId(feed.siteId);
         if (site === undefined) continue;
-        let known = channelAges.get(feed.channelId);
-        if (known === undefined || now() - known.at > intervalMs) {
-          try {
-            const read = await readChannel(feed.channelId);
-            if (read === null) {
-              await pause(feed, 'channel-missing', 'the channel was deleted');
-              continue;
-            }
-            known = { ...read, at: now() };
-          } catch (error) {
-            logger.info({ err: error, channelId: feed.channelId }, 'feed channel could not be read; later');
-            continue;
-          }
-        }
+        const ageRestricted = await channelState(feed);
+        if (ageRestricted === undefined) continue;
         due.push({
           feed,
           site,
           filterId: sites.filterFor(site, record.filters),
-          guildFilters: record.filters,
-          ageRestricted: known.ageRestricted,
-          sent: safeSearchQuery(feed.query, known.ageRestricted),
+          ageRestricted,
+          sent: safeSearchQuery(feed.query, ageRestricted),
         });
       }
     }
     return due;
-  }
-
-  function searchLink(site: Site, sent: string): string {
-    return `${site.baseUrl}/search?q=${encodeURIComponent(sent)}&sf=id&sd=desc`;
-  }
-
-  /** Posts what is new for one feed of a group; resolves with how many images went out. */
-  async function serveFeed(
-    item: Due,
-    images: readonly VisibleImage[],
-    more: { readonly total: number; readonly newest: () => Promise<number | undefined> },
-    filter: Awaited<ReturnType<typeof filterContext>>,
-  ): Promise<number> {
-    const { feed, site } = item;
-    // The stored feed now: removed, paused or moved on since the round began means nothing to do here.
-    const stored = (await feeds.list(feed.guildId)).find((f) => f.id === feed.id);
-    if (stored === undefined || stored.paused !== undefined) return 0;
-    const mine = images.filter((image) => image.id > stored.cursor);
-    if (mine.length === 0 && more.total <= images.length) return 0;
-    const channel = await readChannel(feed.channelId);
-    if (channel === null) {
-      await pause(stored, 'channel-missing', 'the channel was deleted');
-      return 0;
-    }
-    // The channel changed since the round's search was chosen: the next round searches for it anew.
-    if (channel.ageRestricted !== item.ageRestricted) return 0;
-    const view = makeView({
-      site,
-      guildId: feed.guildId,
-      ageRestricted: channel.ageRestricted,
-      guildFilters: item.guildFilters,
-      sites,
-    });
-    const at = now();
-    const waiting = mine.findIndex(
-      (image) => !image.thumbnails_generated && at - Date.parse(image.created_at) < PROCESSING_WAIT_MS,
-    );
-    const ready = waiting < 0 ? mine : mine.slice(0, waiting);
-    const posting = ready.slice(0, maxPerPoll);
-    let posted = 0;
-    for (const image of posting) {
-      if (stopping) return posted;
-      await paced(stopController.signal);
-      if (stopping) return posted;
-      const card = imageCard(image, cardContext(view, filter));
-      const body: MessageBody = cardMessage(card, site, image.id);
-      const result = await poster?.post(feed.channelId, body, nonceOf('i', feed.id, image.id));
-      if (result === undefined) return posted;
-      if (!result.ok) {
-        if (result.reason === 'missing') await pause(stored, 'channel-missing', 'the channel was deleted');
-        else if (result.reason === 'forbidden') {
-          await pause(
-            stored,
-            'forbidden',
-            'the bot may no longer post there (View Channel, Send Messages, Embed Links)',
-          );
-        } else logger.warn({ feedId: feed.id, detail: result.detail }, 'feed post failed; next round');
-        return posted;
-      }
-      posted += 1;
-      const written = await feeds.update(feed.guildId, feed.id, (current) => ({
-        ...current,
-        cursor: image.id,
-        lastPostAt: now(),
-      }));
-      if (written === undefined || written.paused !== undefined) return posted;
-    }
-    // Held back by an image still processing: the rest waits for it, no "more" line.
-    if (waiting >= 0 && ready.length <= maxPerPoll) return posted;
-    const beyondPage = Math.max(0, more.total - images.length);
-    const skipped = ready.length - posting.length + (waiting < 0 ? beyondPage : 0);
-    if (skipped <= 0) return posted;
-    const newest = beyondPage > 0 && waiting < 0 ? await more.newest() : ready.at(-1)?.id;
-    if (newest === undefined) return posted;
-    const text = `…and ${skipped} more new image${skipped === 1 ? '' : 's'} for \`${escapeInline(truncate(feed.query, 200)).replace(/`/g, "'")}\`: ${searchLink(site, item.sent)}`;
-    await paced(stopController.signal);
-    const result = await poster?.post(
-      feed.channelId,
-      { content: text, embeds: [], components: [] },
-      nonceOf('m', feed.id, newest),
-    );
-    if (result?.ok === true) {
-      await feeds.update(feed.guildId, feed.id, (current) => ({ ...current, cursor: newest }));
-    }
-    return posted;
   }
 
   async function pollGroup(key: string, group: readonly Due[], signal: AbortSignal): Promise<void> {
@@ -302,22 +310,27 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     if (first === undefined) return;
     const { site, filterId, sent } = first;
     const client = registry.client(site);
-    const lowest = Math.min(...group.map((item) => item.feed.cursor));
     const call = {
       ...(filterId === undefined ? {} : { filterId }),
       fresh: true,
       signal,
       requester: { priority: 'feed', server: 'feeds', member: leaseName(key).slice(0, 8) },
     } as const;
-    let page;
+    let bands: Map<number, Band>;
     try {
-      page = await client.searchImages({
-        ...call,
-        q: `(${sent}), id.gt:${lowest}`,
-        sf: 'id',
-        sd: 'asc',
-        perPage: PAGE,
-      });
+      bands = await searchBands(
+        group.map((item) => item.feed.cursor),
+        maxPerPoll,
+        MAX_BANDS,
+        (above) =>
+          client.searchImages({
+            ...call,
+            q: `(${sent}), id.gt:${above}`,
+            sf: 'id',
+            sd: 'asc',
+            perPage: PAGE,
+          }),
+      );
     } catch (error) {
       if (error instanceof BadQueryError) {
         for (const item of group) await pause(item.feed, 'query-rejected', error.message);
@@ -333,19 +346,45 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       return;
     }
     failures.delete(key);
-    const images = page.items;
     const filter = await filterContext(client, filterId, logger);
     let newestCache: Promise<number | undefined> | undefined;
-    const newest = () =>
-      (newestCache ??= client
-        .searchImages({ ...call, q: sent, sf: 'id', sd: 'desc', perPage: 1 })
-        .then((top) => top.items[0]?.id)
-        .catch(() => undefined));
+    const freshCache = new Map<number, Promise<VisibleImage | 'gone' | 'failed'>>();
+    const round: GroupRound = {
+      client,
+      filter,
+      newest: () =>
+        (newestCache ??= client
+          .searchImages({ ...call, q: sent, sf: 'id', sd: 'desc', perPage: 1 })
+          .then((top) => top.items[0]?.id)
+          .catch(() => undefined)),
+      fresh(id) {
+        let read = freshCache.get(id);
+        if (read === undefined) {
+          // Not from the cache: a search of this round seeded it with what the search said.
+          read = client
+            .image(id, { ...call })
+            .then((image) => (image.kind === 'image' ? image : 'gone'))
+            .catch((error: unknown) => {
+              if (error instanceof NotFoundError) return 'gone' as const;
+              logger.info({ err: error, imageId: id }, 'feed image could not be read again; later');
+              return 'failed' as const;
+            });
+          freshCache.set(id, read);
+        }
+        return read;
+      },
+    };
+    // Where a feed is further behind than its band holds, its "more" line jumps to the newest match: read
+    // now, with the searches, so nothing uploaded while the posts go out is passed over uncounted.
+    if ([...bands.values()].some((band) => band.total > band.images.length)) void round.newest();
     let posted = 0;
     for (const item of group) {
       if (stopping) break;
+      // A feed beyond the searches this round allowed waits for the next round.
+      const band = bands.get(item.feed.cursor);
+      if (band === undefined) continue;
       try {
-        posted += await serveFeed(item, images, { total: page.total, newest }, filter);
+        posted += await serveFeed(item, band, round);
       } catch (error) {
         logger.warn({ err: error, feedId: item.feed.id }, 'feed round failed; next round');
       }
@@ -354,6 +393,12 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   }
 
   async function round(): Promise<void> {
+    try {
+      await sweepForgotten();
+    } catch (error) {
+      logger.debug({ err: error }, 'feed sweep skipped: store unavailable');
+    }
+    for (const [channelId, retryAt] of readFailures) if (now() >= retryAt) readFailures.delete(channelId);
     const due = await dueFeeds();
     const groups = new Map<string, Due[]>();
     for (const item of due) {
@@ -398,6 +443,14 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     return running;
   }
 
+  /** The bot was removed from the server: its feeds pause, and no process reads them at every tick. */
+  async function retire(guildId: string): Promise<void> {
+    for (const feed of await feeds.list(guildId)) {
+      if (feed.paused === undefined) await pause(feed, 'forbidden', 'the bot was removed from this server');
+    }
+    await feeds.retire(guildId, now());
+  }
+
   return {
     name: 'feeds',
     start(channelPoster) {
@@ -409,15 +462,22 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       timer.unref();
       void runRound();
     },
+    serverRemoved(guildId) {
+      const work = retire(guildId)
+        .catch((error: unknown) => logger.warn({ err: error, guildId }, 'feeds of a left server not retired'))
+        .finally(() => removals.delete(work));
+      removals.add(work);
+    },
     async stop() {
       stopping = true;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
       stopController.abort(new Error('the bot is stopping'));
       await running;
-      await Promise.all(active.values());
+      await Promise.all([...active.values(), ...removals]);
     },
     async pollNow() {
+      await Promise.all(removals);
       await runRound();
       await Promise.all(active.values());
     },

@@ -156,6 +156,16 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
         }
       });
     }
+    // discord.js emits GuildDelete only when the bot left or was removed (an outage is GuildUnavailable).
+    client.on(Events.GuildDelete, (guild) => {
+      for (const task of deps.tasks ?? []) {
+        try {
+          task.serverRemoved?.(guild.id);
+        } catch (error) {
+          logger.warn({ err: error, task: task.name, guildId: guild.id }, 'a background task failed');
+        }
+      }
+    });
     client.on(Events.InteractionCreate, (interaction) => {
       // Tracked even while draining: the "restarting" answer must go out before the connection closes.
       inFlight.track(router.handle(interaction), {

@@ -25,16 +25,35 @@ export interface ChannelFacts {
   readonly id: string;
   readonly type: number;
   readonly nsfw: boolean;
-  /** A thread's parent channel (threads have no age restriction of their own); null otherwise. */
-  readonly parent: { readonly type: number; readonly nsfw: boolean } | null;
+  /** The channel's raw flags (IS_SPOILER_CHANNEL 1 << 21: a spoiler channel, see commands/shared/safety.ts). */
+  readonly flags: number;
+  /** A thread's parent channel (threads have no age restriction or spoiler flag of their own); null otherwise. */
+  readonly parent: { readonly type: number; readonly nsfw: boolean; readonly flags: number } | null;
+}
+
+/**
+ * Discord refused to show the bot a channel (403: Missing Access, Missing Permissions): the bot was removed
+ * from its server or may not see it. Every such answer counts toward Discord's invalid-request limit (10,000
+ * per 10 minutes per IP, then a ban of the whole host), so a caller must not ask again soon.
+ */
+export class ChannelForbiddenError extends Error {
+  override get name(): string {
+    return 'ChannelForbiddenError';
+  }
 }
 
 export interface ChannelPoster {
   /**
    * The channel as it is now, or null when Discord says it is gone: from the live cache when this process
-   * receives its server's events (its shard), else read from Discord.
+   * receives its server's events (its shard), else read from Discord. Rejects with `ChannelForbiddenError`
+   * when Discord refuses to show it.
    */
   channel(channelId: string): Promise<ChannelFacts | null>;
+  /**
+   * Whether this process receives the server's events (the server is in its live cache): its channels are
+   * then read without a request to Discord.
+   */
+  holds(guildId: string): boolean;
   /** Posts `body` once per `nonce` (at most 25 characters). */
   post(channelId: string, body: MessageBody, nonce: string): Promise<PostResult>;
 }
@@ -59,6 +78,10 @@ function nsfwOf(channel: Channel): boolean {
   return 'nsfw' in channel && channel.nsfw === true;
 }
 
+function flagsOf(channel: Channel): number {
+  return 'flags' in channel ? (channel.flags?.bitfield ?? 0) : 0;
+}
+
 export function createChannelPoster(client: Client): ChannelPoster {
   /**
    * A channel of a server this process does not hold comes from Discord each time (`allowUnknownGuild`:
@@ -70,11 +93,15 @@ export function createChannelPoster(client: Client): ChannelPoster {
     } catch (error) {
       const result = refusal(error);
       if (!result.ok && result.reason === 'missing') return null;
+      if (!result.ok && result.reason === 'forbidden') throw new ChannelForbiddenError(result.detail);
       throw error;
     }
   }
 
   return {
+    holds(guildId) {
+      return client.guilds.cache.has(guildId);
+    },
     async channel(channelId) {
       const channel = await read(channelId);
       if (channel === null) return null;
@@ -83,9 +110,9 @@ export function createChannelPoster(client: Client): ChannelPoster {
         // Not `channel.parent`: that getter goes through the thread's guild, which a channel of a server
         // this process does not hold has none of.
         const owner = client.channels.cache.get(channel.parentId) ?? (await read(channel.parentId));
-        parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner) };
+        parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner), flags: flagsOf(owner) };
       }
-      return { id: channel.id, type: channel.type, nsfw: nsfwOf(channel), parent };
+      return { id: channel.id, type: channel.type, nsfw: nsfwOf(channel), flags: flagsOf(channel), parent };
     },
     async post(channelId, body, nonce) {
       if (nonce.length === 0 || nonce.length > NONCE_MAX)

@@ -144,6 +144,11 @@ export interface MessageHandler {
 export interface BackgroundTask {
   readonly name: string;
   start(poster: ChannelPoster): void;
+  /**
+   * The bot was removed from a server (kicked, or the server deleted: Discord's GUILD_DELETE without
+   * `unavailable`, never an outage). Called in the process that held the server.
+   */
+  serverRemoved?(guildId: string): void;
   /** Stops starting new work and waits for the work under way. */
   stop(): Promise<void>;
 }

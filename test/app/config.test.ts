@@ -416,3 +416,28 @@ describe('loadConfig', () => {
     expect(keys.sort()).toEqual(Object.keys(configSchema.in.shape).sort());
   });
 });
+
+describe('feed durations', () => {
+  it('GIVEN nothing THEN feeds check every 5 minutes and plain-channel feeds wait 30 minutes for ratings to settle', () => {
+    const config = loadConfig(base);
+    expect(config.feedIntervalMs).toBe(300_000);
+    expect(config.feedSettleMs).toBe(1_800_000);
+  });
+
+  it('GIVEN FEED_SETTLE 0, 45m, 90s or 2h THEN it is read as such', () => {
+    expect(loadConfig({ ...base, FEED_SETTLE: '0' }).feedSettleMs).toBe(0);
+    expect(loadConfig({ ...base, FEED_SETTLE: '45m' }).feedSettleMs).toBe(2_700_000);
+    expect(loadConfig({ ...base, FEED_SETTLE: '90s' }).feedSettleMs).toBe(90_000);
+    expect(loadConfig({ ...base, FEED_SETTLE: '2h' }).feedSettleMs).toBe(7_200_000);
+  });
+
+  it('GIVEN FEED_SETTLE over a day or not a duration, or FEED_INTERVAL under a minute THEN the problem is named', () => {
+    expect(problemsOf({ ...base, FEED_SETTLE: '25h' })).toEqual([
+      expect.stringMatching(/^FEED_SETTLE.*must be a duration from 0 to 24h/),
+    ]);
+    expect(problemsOf({ ...base, FEED_SETTLE: 'soon' })).toEqual([expect.stringMatching(/^FEED_SETTLE/)]);
+    expect(problemsOf({ ...base, FEED_INTERVAL: '30s' })).toEqual([
+      expect.stringMatching(/^FEED_INTERVAL.*must be a duration from 1m to 24h/),
+    ]);
+  });
+});

@@ -49,6 +49,8 @@ beforeAll(async () => {
     UNFURL: 'off',
     SHARD_COUNT: '2',
     FEED_INTERVAL: '1m',
+    // The images are new: without this the plain-channel feeds would hold them for FEED_SETTLE.
+    FEED_SETTLE: '0',
   };
   for (const shard of [0, 1]) bots.push(await startBotProcess({ ...env, SHARD_IDS: String(shard) }));
   await Promise.all(bots.map((bot) => bot.waitForLog((line) => line['msg'] === 'bot ready', 60_000)));

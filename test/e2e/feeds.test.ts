@@ -39,7 +39,8 @@ async function start(
   h = await startHarness({
     ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(options.store === undefined ? {} : { store: options.store }),
-    env: { FEED_INTERVAL: '1m', FEED_MAX_PER_POLL: '3', ...options.env },
+    // No settle delay unless a test asks (its own tests are in test/commands/feed/poller.test.ts).
+    env: { FEED_INTERVAL: '1m', FEED_MAX_PER_POLL: '3', FEED_SETTLE: '0', ...options.env },
     registry: { budget: ROOMY_BUDGET },
     // Rounds only when the test asks (and the one at start).
     feedTickMs: 3_600_000,
@@ -225,7 +226,8 @@ describe('what a feed posts', () => {
     const sent = posts(harness, plain);
     expect(sent.slice(0, 3).map(imageIdOf)).toEqual(ids.slice(0, 3));
     expect(sent).toHaveLength(4);
-    expect(sent[3]?.content).toMatch(/^…and 2 more new images for `feedtag`: http\S+\/search\?q=/);
+    // The link in <...>: Discord builds no preview of its own for a board page (review finding N6).
+    expect(sent[3]?.content).toMatch(/^…and 2 more new images for `feedtag`: <http\S+\/search\?q=[^\s<>]+>$/);
     await nextRound(harness);
     expect(posts(harness, plain)).toHaveLength(4);
   });
