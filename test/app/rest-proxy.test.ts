@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRestProxy, type RestProxy, type RestProxyOptions } from '../../src/rest-proxy/proxy.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
+import { watchChild } from '../support/child-output.js';
 import { startBotProcess, type BotProcess } from '../lifecycle/bot-process.js';
 
 let discord: FakeDiscord;
@@ -266,60 +267,23 @@ async function runScript(env: Record<string, string>): Promise<ScriptRun> {
     env: { PATH: process.env['PATH'] ?? '', HOME: cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  let err = '';
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const listener of listeners) listener();
-  };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    changed();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-    changed();
-  });
-  let done = false;
-  const exited = new Promise<number | null>((resolve) => {
-    child.on('close', (code) => {
-      done = true;
-      changed();
-      resolve(code);
-    });
-  });
+  const watched = watchChild(child);
   cleanups.push(async () => {
-    if (!done) child.kill('SIGKILL');
-    await exited;
+    if (!watched.done()) child.kill('SIGKILL');
+    await watched.exited;
     await rm(cwd, { recursive: true, force: true });
   });
   return {
-    stdout: () => out,
-    stderr: () => err,
-    exited,
+    stdout: watched.stdout,
+    stderr: watched.stderr,
+    exited: watched.exited.then((exit) => exit.code),
     stop: () => child.kill('SIGTERM'),
-    until(check) {
-      return new Promise((resolve, reject) => {
-        const finish = () => {
-          clearTimeout(timer);
-          listeners.delete(test);
-        };
-        const test = () => {
-          if (check(out, err)) {
-            finish();
-            resolve();
-          } else if (done) {
-            finish();
-            reject(new Error(`the script exited first\nstdout:\n${out}\nstderr:\n${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          finish();
-          reject(new Error(`not seen within 20 s\nstdout:\n${out}\nstderr:\n${err}`));
-        }, 20_000);
-        listeners.add(test);
-        test();
-      });
+    async until(check) {
+      await watched.until(
+        () => (check(watched.stdout(), watched.stderr()) ? true : undefined),
+        20_000,
+        'the output',
+      );
     },
   };
 }

@@ -31,6 +31,20 @@ async function start(): Promise<Harness> {
   return h;
 }
 
+/** `/feed add` by the server's owner, from its plain channel; resolves with the reply. */
+function addFeed(harness: Harness, query: string, channel: string) {
+  const g = harness.discord.guild;
+  return harness.discord
+    .sendCommand({
+      name: 'feed',
+      subcommand: 'add',
+      options: { query, channel },
+      channel: 'plain',
+      userId: g.ownerId,
+    })
+    .finalReply();
+}
+
 describe('feeds of a server the bot is not in (N3)', () => {
   it('GIVEN three feeds whose channels Discord refuses (403) THEN each is read once, paused, and not read again', async () => {
     const harness = await start();
@@ -72,15 +86,7 @@ describe('/feed and Manage Server (N7)', () => {
   it('GIVEN a member without Manage Server THEN the feed autocomplete offers nothing', async () => {
     const harness = await start();
     const g = harness.discord.guild;
-    await harness.discord
-      .sendCommand({
-        name: 'feed',
-        subcommand: 'add',
-        options: { query: 'secret staff query', channel: g.channels.ageRestricted },
-        channel: 'plain',
-        userId: g.ownerId,
-      })
-      .finalReply();
+    await addFeed(harness, 'secret staff query', g.channels.ageRestricted);
     const forMember = await harness.discord
       .sendAutocomplete({
         name: 'feed',
@@ -143,15 +149,7 @@ describe('where a new feed starts (N5)', () => {
     const harness = await start();
     const g = harness.discord.guild;
     const older = harness.booru.addImage({ tags: ['safe', 'pony'] });
-    const reply = await harness.discord
-      .sendCommand({
-        name: 'feed',
-        subcommand: 'add',
-        options: { query: 'nomatchyet', channel: g.channels.plain },
-        channel: 'plain',
-        userId: g.ownerId,
-      })
-      .finalReply();
+    const reply = await addFeed(harness, 'nomatchyet', g.channels.plain);
     expect(reply.content).toMatch(/^Feed `[a-z0-9]{6}` added/);
     const [feed] = await createFeedStore(harness.store).list(g.id);
     expect(feed?.cursor).toBeGreaterThanOrEqual(older);
@@ -171,17 +169,7 @@ describe('the bot removed from a server (N3)', () => {
     const harness = await start();
     const g = harness.discord.guild;
     const feeds = createFeedStore(harness.store);
-    for (const query of ['removed1', 'removed2']) {
-      await harness.discord
-        .sendCommand({
-          name: 'feed',
-          subcommand: 'add',
-          options: { query, channel: g.channels.plain },
-          channel: 'plain',
-          userId: g.ownerId,
-        })
-        .finalReply();
-    }
+    for (const query of ['removed1', 'removed2']) await addFeed(harness, query, g.channels.plain);
     harness.discord.removeBot();
     // The poller hears of it from the gateway (discord.js's guildDelete) and retires the server.
     await vi.waitFor(async () => {
@@ -205,15 +193,7 @@ describe('a feed in a spoiler channel', () => {
   it('GIVEN a new safe image THEN its card goes out as Components V2 with the picture behind the spoiler, credited', async () => {
     const harness = await start();
     const g = harness.discord.guild;
-    const reply = await harness.discord
-      .sendCommand({
-        name: 'feed',
-        subcommand: 'add',
-        options: { query: 'spoilerfeed', channel: g.channels.spoiler },
-        channel: 'plain',
-        userId: g.ownerId,
-      })
-      .finalReply();
+    const reply = await addFeed(harness, 'spoilerfeed', g.channels.spoiler);
     expect(reply.content).toMatch(/^Feed `[a-z0-9]{6}` added/);
     const id = harness.booru.addImage({ tags: ['safe', 'spoilerfeed', 'artist:spoiler painter'] });
     harness.booru.addImage({ tags: ['explicit', 'spoilerfeed'] });

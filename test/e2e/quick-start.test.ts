@@ -22,6 +22,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
+import { watchChild } from '../support/child-output.js';
 import { cardUrl } from '../support/messages.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -107,57 +108,11 @@ function npmStart(cwd: string): {
     detached: true,
   });
   child = started;
-  let out = '';
-  let err = '';
-  const listeners = new Set<() => void>();
-  let done = false;
-  const changed = () => {
-    for (const listener of listeners) listener();
-  };
-  started.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    changed();
-  });
-  started.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-    changed();
-  });
-  exited = new Promise((resolve) =>
-    started.on('close', (code) => {
-      done = true;
-      changed();
-      resolve(code);
-    }),
-  );
-  const lines = (): Line[] =>
-    out.split('\n').flatMap((text) => {
-      if (!text.startsWith('{')) return [];
-      try {
-        return [JSON.parse(text) as Line];
-      } catch {
-        return [];
-      }
-    });
-  const output = () => `stdout:\n${out}\nstderr:\n${err}`;
+  const watched = watchChild(started);
+  exited = watched.exited.then((exit) => exit.code);
   return {
-    output: () => `${out}${err}`,
-    waitForLog: (match, timeoutMs) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`no such log line within ${timeoutMs} ms\n${output()}`));
-        }, timeoutMs);
-        const check = () => {
-          const found = lines().find(match);
-          if (found === undefined && !done) return;
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (found === undefined) reject(new Error(`npm start ended before the log line came\n${output()}`));
-          else resolve(found);
-        };
-        listeners.add(check);
-        check();
-      }),
+    output: () => `${watched.stdout()}${watched.stderr()}`,
+    waitForLog: (match, timeoutMs) => watched.waitForLog(match, timeoutMs),
   };
 }
 

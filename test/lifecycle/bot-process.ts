@@ -11,16 +11,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { watchChild, type Exit } from '../support/child-output.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const NETWORK_GUARD = pathToFileURL(path.join(ROOT, 'test/setup.ts')).href;
 
-export interface Exit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
+export type { Exit };
 
 export interface BotProcess {
   readonly pid: number;
@@ -50,77 +48,22 @@ export async function startBotProcess(env: Readonly<Record<string, string>>): Pr
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  let err = '';
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const listener of listeners) listener();
-  };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    changed();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-    changed();
-  });
-  let done = false;
-  const exited = new Promise<Exit>((resolve) => {
-    // 'close' (not 'exit') comes once stdout and stderr have ended too, so no output is missed.
-    child.on('close', (code, signal) => {
-      done = true;
-      changed();
-      resolve({ code, signal });
-    });
-  });
-
-  const logLines = () =>
-    out.split('\n').flatMap((line) => {
-      if (!line.startsWith('{')) return [];
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
+  const watched = watchChild(child);
 
   return {
     pid: child.pid ?? -1,
-    stdout: () => out,
-    stderr: () => err,
-    logLines,
-    exited,
-    waitForLog(match, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = logLines().find(match);
-          if (found) {
-            finish();
-            resolve(found);
-          } else if (done) {
-            finish();
-            reject(new Error(`the bot exited before the log line came\nstdout:\n${out}\nstderr:\n${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          finish();
-          reject(new Error(`no such log line within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`));
-        }, timeoutMs);
-        const finish = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
-    },
+    stdout: watched.stdout,
+    stderr: watched.stderr,
+    logLines: watched.logLines,
+    exited: watched.exited,
+    waitForLog: watched.waitForLog,
     kill(signal) {
       child.kill(signal);
     },
     async dispose() {
-      if (!done) {
+      if (!watched.done()) {
         child.kill('SIGKILL');
-        await exited;
+        await watched.exited;
       }
       await rm(cwd, { recursive: true, force: true });
     },
