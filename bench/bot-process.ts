@@ -18,7 +18,7 @@ import { discordClientOptions } from '../src/discord/client-options.js';
 import { loadConfig, type RateLimit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createClientRegistry } from '../src/philomena/registry.js';
-import { closeStore, createStore } from '../src/store.js';
+import { closeStore, createStore } from '../src/store/index.js';
 import { mostInAnySpan } from '../test/support/arrivals.js';
 
 export interface BotProcessInput {

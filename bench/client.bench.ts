@@ -11,7 +11,7 @@ import { IDS, startFakePhilomena } from '../test/fakes/philomena/index.js';
 import { createResponseCache } from '../src/philomena/cache.js';
 import { createPhilomenaClient, type ManagedPhilomenaClient } from '../src/philomena/client.js';
 import { resolveSite, type Site } from '../src/philomena/sites.js';
-import { closeStore, createStore } from '../src/store.js';
+import { closeStore, createStore } from '../src/store/index.js';
 import { percentile, type Bench, type BenchRow } from './report.js';
 
 const GROUP = 'client';

@@ -52,7 +52,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createFeedStore } from '../commands/feed/feed-store.js';
 import { loadConfig } from '../src/config.js';
-import { closeStore, openStore } from '../src/store.js';
+import { closeStore, openStore } from '../src/store/index.js';
 import { startFakeDiscord, type FakeDiscord, type InteractionHandle } from '../test/fakes/discord/index.js';
 import { startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import { startBotProcess, type BotProcess } from '../test/lifecycle/bot-process.js';

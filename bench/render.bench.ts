@@ -6,7 +6,8 @@
  * description, cold (a fresh description memo) and warm (the memo already holds it). The worst shape of
  * each is reported, as the median of its runs.
  */
-import { createDescriptionMemo, imageCard } from '../src/render/image-card.js';
+import { createDescriptionMemo } from '../src/render/description-memo.js';
+import { imageCard } from '../src/render/image-card.js';
 import { boardMarkdownToDiscord } from '../src/render/board-markdown.js';
 import { knownSite } from '../src/philomena/sites.js';
 import { PATHOLOGICAL_SHAPES } from '../test/hostile/arbitraries.js';

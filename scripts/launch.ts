@@ -18,7 +18,7 @@ import { SHARD_COUNT_MAX, loadConfig, type Config } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 import { LaunchRefusedError, startLauncher, type Launcher } from '../src/launcher/launcher.js';
 import { createLogger } from '../src/logger.js';
-import { storeSecretsOf } from '../src/store.js';
+import { storeSecretsOf } from '../src/store/index.js';
 
 /** The entry point of one bot process, next to this script once compiled (dist/scripts → dist/src). */
 const BOT_MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ConfigError, SiteUrlError } from './errors.js';
 import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
-import { storeUrlProblem } from './store.js';
+import { storeUrlProblem } from './store/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

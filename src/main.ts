@@ -17,7 +17,7 @@ import { createRedisFlights } from './shared/redis-flights.js';
 import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
 import { createRedisLeases } from './shared/redis-leases.js';
 import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
-import { closeStore, logStoreErrors, openStore, startStoreSweeper, storeSecretsOf } from './store.js';
+import { closeStore, logStoreErrors, openStore, startStoreSweeper, storeSecretsOf } from './store/index.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;

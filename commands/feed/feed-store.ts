@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type Keyv from 'keyv';
 import { z } from 'zod';
-import { recordStoreOf } from '../../src/store.js';
+import { recordStoreOf } from '../../src/store/index.js';
 
 /** Why a feed does not run. */
 export type PauseReason = 'admin' | 'channel-missing' | 'forbidden' | 'query-rejected';

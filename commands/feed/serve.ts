@@ -21,7 +21,6 @@ import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { isSafe } from '../../src/philomena/tags.js';
 import {
   escapeInline,
   imageCard,
@@ -30,7 +29,7 @@ import {
   type CardContext,
 } from '../../src/render/index.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
-import { isAgeRestrictedChannel, isSpoilerChannel } from '../shared/safety.js';
+import { isAgeRestrictedChannel, isSpoilerChannel, mayShow } from '../shared/safety.js';
 import { cardContext, cardMessage } from '../shared/show-image.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { makeView } from '../shared/view.js';
@@ -159,7 +158,7 @@ export function createFeedServer(deps: FeedServerDeps) {
       const fresh = await round.fresh(image.id);
       // Not read: the round ends before it, and the next one tries again (nothing is skipped).
       if (fresh === 'failed') return 'end';
-      if (fresh === 'gone' || !isSafe(fresh.tags)) {
+      if (fresh === 'gone' || !mayShow(fresh, item.ageRestricted)) {
         logger.debug(
           { feedId: stored.id, imageId: image.id },
           'feed image no longer safe or gone; not posted',

@@ -2,16 +2,8 @@ import { randomInt } from 'node:crypto';
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import {
-  noResultsText,
-  renderSearchPage,
-  SEARCH_STATE_KIND,
-  searchButtons,
-  searchSelects,
-  SORTS,
-  VIEWS,
-  type Sort,
-} from './paging.js';
+import { SEARCH_STATE_KIND, SORTS, VIEWS, type Sort } from './codec.js';
+import { noResultsText, renderSearchPage, searchButtons, searchSelects } from './paging.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 
 export const searchCommand = {

@@ -18,7 +18,7 @@ import type Keyv from 'keyv';
 import { z } from 'zod';
 import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import { recordStoreOf } from '../../src/store.js';
+import { recordStoreOf } from '../../src/store/index.js';
 
 export interface GuildSettingsRecord {
   /** `Site.id` of the server's site; undefined means BOORU_URL's. */

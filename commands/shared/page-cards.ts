@@ -29,7 +29,7 @@ import {
   truncateMarkdown,
   type ImageCard,
 } from '../../src/render/index.js';
-import { safeSearchQuery } from './safety.js';
+import { safeSearchQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
 import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
 
@@ -146,7 +146,7 @@ export async function commentCards(
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
   const comment = await client.comment(commentId);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
-  const shown = card.gate === 'full';
+  const shown = wordsAboutImageMayShow(card.gate);
   const embed: APIEmbed = {
     title: truncate(`Comment by ${neutraliseMentions(comment.author)} on image ${comment.image_id}`, 256),
     url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
@@ -178,7 +178,7 @@ export async function topicCard(
 ): Promise<APIEmbed> {
   const [forum, topic] = await Promise.all([client.forum(link.forum), client.topic(link.forum, link.topic)]);
   const base = `${view.site.baseUrl}/forums/${encodeURIComponent(link.forum)}/topics/${encodeURIComponent(topic.slug)}`;
-  const words = view.ageRestricted;
+  const words = unratedMayShow(view.ageRestricted);
   const title = truncate(
     neutraliseMentions(
       words
@@ -240,7 +240,7 @@ export async function galleryCards(
       ? Promise.resolve(undefined)
       : showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined),
   ]);
-  const coverShown = cover?.card.gate === 'full';
+  const coverShown = wordsAboutImageMayShow(cover?.card.gate);
   const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
   const lines = [
     `by **${neutraliseMentions(escapeInline(gallery.creator ?? 'someone'))}**${count === undefined ? '' : ` · ${count.toLocaleString('en-US')} image${count === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`}`,

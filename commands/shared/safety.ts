@@ -1,7 +1,7 @@
 /**
- * The bot's safety rules, as pure functions: whether a channel is age-restricted or a spoiler channel,
- * which images may be shown there, and the search query that keeps non-age-restricted channels to `safe`
- * images.
+ * The bot's channel rules, as pure functions: whether a channel is age-restricted or a spoiler channel,
+ * and the search query that keeps non-age-restricted channels to `safe` images. Which images may be shown
+ * there is the rating rule (src/render/rating-rule.ts), re-exported below.
  *
  * Everything fails closed: an unknown channel is not age-restricted, a channel that says it is both
  * age-restricted and a spoiler channel is a plain spoiler channel, a thread whose parent is unknown is a
@@ -96,8 +96,16 @@ export function isSpoilerChannel(channel: ChannelLike | null | undefined): boole
   return typeof parent !== 'object' || parent === null || spoilerFlagged(parent);
 }
 
-/** The rating rule of the cards (render/image-card.ts), for callers that decide without a card. */
-export { mayShow } from '../../src/render/image-card.js';
+/**
+ * The rating rule itself (what a channel may show of an image) lives in src/render/rating-rule.ts, where
+ * every card applies it; here for the callers that decide without a card.
+ */
+export {
+  isNotSafeRating,
+  mayShow,
+  unratedMayShow,
+  wordsAboutImageMayShow,
+} from '../../src/render/rating-rule.js';
 
 /** A whole query that is one `"quoted term"`, with `\\` escapes inside. */
 const QUOTED_TERM = /^"(?:[^"\\]|\\[\s\S])*"$/;

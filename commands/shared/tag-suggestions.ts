@@ -9,7 +9,8 @@
  */
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Tag } from '../../src/philomena/schemas.js';
-import { RATINGS, tagNameOfSlug } from '../../src/philomena/tags.js';
+import { tagNameOfSlug } from '../../src/philomena/tags.js';
+import { isNotSafeRating } from './safety.js';
 
 export interface TagSuggestion {
   /** The tag to use: for an alias, its target's name (the board gives the target as a slug). */
@@ -44,10 +45,9 @@ export const SHORT_PREFIX = 2;
 /** The board's largest page: the most used tags of one first character. */
 const SHORT_PREFIX_PAGE = 50;
 
-const ADULT_RATINGS: ReadonlySet<string> = new Set(RATINGS.filter((rating) => rating !== 'safe'));
-
+/** The rating rule's test of a rating tag other than `safe`, on a name or a slug. */
 function isAdultRating(nameOrSlug: string): boolean {
-  return ADULT_RATINGS.has(tagNameOfSlug(nameOrSlug).trim().toLowerCase());
+  return isNotSafeRating(tagNameOfSlug(nameOrSlug));
 }
 
 /** A rating tag other than `safe`, an alias of one, or a tag that implies one. */

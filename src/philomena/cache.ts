@@ -17,7 +17,9 @@
  * call goes upstream.
  *
  * An answer that holds other resources whole (an image search holds each image exactly as GET images/:id
- * would answer it) may `seed` their keys too, after a load only: see `CacheFetchOptions.seeds`.
+ * would answer it) may `seed` their keys too, after a load only: see `CacheFetchOptions.seeds` and
+ * cache/seeds.ts. The wait for other processes' identical requests is cache/flights.ts; what an entry
+ * looks like, cache/entry.ts.
  *
  * | resource                               | lifetime                 |
  * | -------------------------------------- | ------------------------ |
@@ -43,8 +45,13 @@
  */
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
+import { isEntry, type Entry } from './cache/entry.js';
+import { awaitOthers } from './cache/flights.js';
+import { createSeeder, type CacheSeed } from './cache/seeds.js';
 import { NotFoundError } from './errors.js';
 import type { SharedFlights } from './shared-state.js';
+
+export type { CacheSeed } from './cache/seeds.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -105,13 +112,6 @@ export interface CacheFetchOptions<T> {
   readonly seeds?: (value: T) => readonly CacheSeed[];
 }
 
-/** An entry another answer holds: its key, its value and its lifetime (what its own endpoint would give). */
-export interface CacheSeed {
-  readonly key: string;
-  readonly value: unknown;
-  readonly ttlMs: number;
-}
-
 export interface CacheResult<T> {
   readonly value: T;
   readonly source: CacheSource;
@@ -144,48 +144,12 @@ export interface ResponseCacheOptions {
   readonly flightClaimMs?: number;
 }
 
-/** What goes into keyv: a success or a remembered 404, with its own expiry (keyv's TTL only cleans up). */
-type Entry =
-  | { readonly until: number; readonly value: unknown }
-  | {
-      readonly until: number;
-      readonly notFound: { readonly site: string; readonly message: string; readonly path?: string };
-    };
-
 interface Flight {
   readonly promise: Promise<unknown>;
   readonly controller: AbortController;
   waiters: number;
   /** The answer came from another process's request (read from the shared store). */
   readonly remote: boolean;
-}
-
-/** What another process's flight left: its answer, or this process's claim to load it, or neither. */
-type Remote =
-  | { readonly kind: 'entry'; readonly entry: Entry }
-  | { readonly kind: 'claimed'; readonly token: string }
-  | { readonly kind: 'alone' };
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function isEntry(raw: unknown): raw is Entry {
-  return typeof raw === 'object' && raw !== null && typeof (raw as { until?: unknown }).until === 'number';
 }
 
 export function createResponseCache(options: ResponseCacheOptions = {}): ResponseCache {
@@ -197,12 +161,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
   const flights = store === undefined ? undefined : options.flights;
   const flightWaitMs = options.flightWaitMs ?? 20_000;
   const flightClaimMs = options.flightClaimMs ?? 45_000;
-  /**
-   * Seeds whose store write is under way: bounded like `inFlight`, by what is loaded while the store
-   * answers (a store that hangs holds every flight's own write too).
-   */
-  const seeding = new Map<string, Entry>();
-  const seedWrites = new Set<Promise<void>>();
+  const seeder = createSeeder({ store, memory, remember, now, logger: options.logger });
 
   function remember(key: string, entry: Entry): void {
     if (maxMemory === 0) return;
@@ -239,94 +198,12 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
   async function write(key: string, entry: Entry): Promise<void> {
     remember(key, entry);
     // The key's own answer supersedes a seed of it still on its way to the store: reads get the answer.
-    seeding.delete(key);
+    seeder.supersede(key);
     if (!store) return;
     try {
       await store.set(key, entry, Math.max(1, entry.until - now()));
     } catch (error) {
       options.logger?.warn({ err: error, key }, 'cache write failed');
-    }
-  }
-
-  /**
-   * Writes each seed whose key holds nothing that lives as long (memory, pending seeds and store each
-   * checked). The store part runs after the answer has gone: one getMany and one setMany, but a store
-   * without a batched write (@keyv/sqlite) makes that one transaction per seed, about 1 ms each, which a
-   * search of 50 must not wait for. Until its write settles a seed is served from `seeding`, so this
-   * process never asks the board for what it has just been told. Read and write are not atomic: a fresher
-   * entry another process writes between them can be replaced by this one, itself a valid answer for its
-   * lifetime.
-   */
-  function seed(seeds: readonly CacheSeed[]): void {
-    const at = now();
-    const wanted = new Map<string, Entry>();
-    for (const { key, value, ttlMs } of seeds) {
-      if (!(ttlMs > 0)) continue;
-      const entry: Entry = { until: at + ttlMs, value };
-      const held = memory.get(key) ?? seeding.get(key);
-      if (held !== undefined && held.until >= entry.until) continue;
-      wanted.set(key, entry);
-    }
-    if (wanted.size === 0) return;
-    if (!store) {
-      for (const [key, entry] of wanted) remember(key, entry);
-      return;
-    }
-    for (const [key, entry] of wanted) {
-      // Set in place: a seed is not a use, so a key the LRU holds keeps its place there.
-      if (memory.has(key)) memory.set(key, entry);
-      seeding.set(key, entry);
-    }
-    // writeSeeds drops from `wanted` what the store holds fresher: those leave `seeding` too.
-    const started = [...wanted];
-    const task = writeSeeds(store, wanted).finally(() => {
-      for (const [key, entry] of started) if (seeding.get(key) === entry) seeding.delete(key);
-      seedWrites.delete(task);
-    });
-    seedWrites.add(task);
-  }
-
-  async function writeSeeds(target: Keyv, wanted: Map<string, Entry>): Promise<void> {
-    const keys = [...wanted.keys()];
-    try {
-      const held: readonly unknown[] = await target.getMany(keys);
-      keys.forEach((key, index) => {
-        const stored = held[index];
-        const entry = wanted.get(key);
-        if (entry === undefined || !isEntry(stored) || stored.until < entry.until) return;
-        wanted.delete(key);
-        if (memory.get(key) === entry) memory.set(key, stored);
-      });
-    } catch (error) {
-      // Unknown: write them all (at worst an entry as good as the one it replaces).
-      options.logger?.debug({ err: error, keys: keys.length }, 'cache seed read failed');
-    }
-    if (wanted.size === 0) return;
-    try {
-      const written = await target.setMany(
-        [...wanted].map(([key, entry]) => ({ key, value: entry, ttl: Math.max(1, entry.until - now()) })),
-      );
-      const failed = written.filter((ok) => !ok).length;
-      if (failed > 0) options.logger?.debug({ failed, keys: wanted.size }, 'cache seed write failed');
-    } catch (error) {
-      options.logger?.debug({ err: error, keys: wanted.size }, 'cache seed write failed');
-    }
-  }
-
-  /** A seed whose store write is still under way. */
-  function fromSeeding(key: string): Entry | undefined {
-    const entry = seeding.get(key);
-    return entry !== undefined && entry.until > now() ? entry : undefined;
-  }
-
-  /** The seeds of a loaded answer; a seeds function that throws seeds nothing. */
-  function seedsOf<T>(seeds: CacheFetchOptions<T>['seeds'], value: T): readonly CacheSeed[] {
-    if (seeds === undefined) return [];
-    try {
-      return seeds(value);
-    } catch (error) {
-      options.logger?.debug({ err: error }, 'cache seeds unavailable');
-      return [];
     }
   }
 
@@ -365,39 +242,6 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
     });
   }
 
-  /**
-   * Before asking the board: claim the key across processes, or wait for the process that holds it to
-   * write its answer (polling the store, 25 ms doubling to 200 ms). A claim given back with no answer (its
-   * request failed, not with a 404) lets the next waiter claim. The backend away or the wait too long:
-   * this process asks by itself ('alone').
-   */
-  async function awaitOthers(backend: SharedFlights, key: string, signal: AbortSignal): Promise<Remote> {
-    const claim = async (): Promise<Remote | undefined> => {
-      const token = await backend.claim(key, flightClaimMs);
-      return token === undefined ? undefined : { kind: 'claimed', token };
-    };
-    try {
-      const first = await claim();
-      if (first) return first;
-      const deadline = performance.now() + flightWaitMs;
-      for (let poll = 25; performance.now() < deadline; poll = Math.min(poll * 2, 200)) {
-        await sleep(poll, signal);
-        const entry = await fromStore(key);
-        if (entry) return { kind: 'entry', entry };
-        if (await backend.held(key)) continue;
-        // Given back: written just now, or failed. Read once more, then take the turn.
-        const late = await fromStore(key);
-        if (late) return { kind: 'entry', entry: late };
-        const next = await claim();
-        if (next) return next;
-      }
-    } catch (error) {
-      if (signal.aborted) throw error;
-      options.logger?.debug({ err: error, key }, 'shared request coalescing unavailable; asking the site');
-    }
-    return { kind: 'alone' };
-  }
-
   function start<T>(
     key: string,
     load: (signal: AbortSignal) => Promise<T>,
@@ -413,7 +257,17 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
       let token: string | undefined;
       if (flights !== undefined && !fresh) {
         try {
-          const other = await awaitOthers(flights, key, controller.signal);
+          const other = await awaitOthers(
+            {
+              backend: flights,
+              read: fromStore,
+              waitMs: flightWaitMs,
+              claimMs: flightClaimMs,
+              logger: options.logger,
+            },
+            key,
+            controller.signal,
+          );
           if (other.kind === 'entry') {
             remote = true;
             remember(key, other.entry);
@@ -432,7 +286,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
         const ttlMs = typeof ttl === 'function' ? ttl(value) : ttl;
         if (ttlMs > 0) await write(key, { until: now() + ttlMs, value });
         // After the answer's own write, so the seeds' store work never queues in front of it.
-        seed(seedsOf(seeds, value));
+        seeder.seed(seeder.seedsOf(seeds, value));
         return value;
       } catch (error) {
         if (error instanceof NotFoundError) {
@@ -477,7 +331,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
       const shared = inFlight.get(key);
       if (shared) return { value: await join<T>(shared, signal), source: 'shared' };
       if (!fetchOptions.fresh) {
-        const hot = fromMemory(key) ?? fromSeeding(key);
+        const hot = fromMemory(key) ?? seeder.fromSeeding(key);
         if (hot) return { value: unwrap<T>(hot), source: 'memory' };
         const stored = await fromStore(key);
         if (stored) {
@@ -495,8 +349,6 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
     stats() {
       return { inFlight: inFlight.size, memoryEntries: memory.size };
     },
-    async idle() {
-      await Promise.all([...seedWrites]);
-    },
+    idle: () => seeder.idle(),
   };
 }

@@ -20,7 +20,12 @@ import type { Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './breaker.js';
-import { createRequestBudget, type BudgetOptions, type BudgetStats, type RequestBudget } from './budget.js';
+import {
+  createRequestBudget,
+  type BudgetOptions,
+  type BudgetStats,
+  type RequestBudget,
+} from './budget/index.js';
 import { createResponseCache, LIFETIMES, type CacheSource, type ResponseCache } from './cache.js';
 import { API, createEngine, type Engine } from './client/engine.js';
 import { commentEndpoints } from './client/endpoints/comments.js';

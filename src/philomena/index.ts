@@ -29,7 +29,7 @@ export {
   DEFAULT_SEARCH,
   QUEUED_PRIORITIES,
   SHARED_FALLBACK_SHARE,
-} from './budget.js';
+} from './budget/index.js';
 export type {
   AcquireOptions,
   BudgetOptions,
@@ -37,7 +37,7 @@ export type {
   BudgetStats,
   RequestBudget,
   WindowSpec,
-} from './budget.js';
+} from './budget/index.js';
 export { currentRequestContext, runWithRequestContext } from './request-context.js';
 export type { RequestContext, RequestPriority } from './request-context.js';
 export { BLOCK_MS, createCircuitBreaker } from './breaker.js';

@@ -8,7 +8,7 @@ import { Agent, Pool, type Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import type { BreakerOptions } from './breaker.js';
-import type { BudgetOptions } from './budget.js';
+import type { BudgetOptions } from './budget/index.js';
 import { createResponseCache, type ResponseCache } from './cache.js';
 import {
   createPhilomenaClient,

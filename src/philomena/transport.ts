@@ -47,7 +47,7 @@ import {
   type PhilomenaError,
 } from './errors.js';
 import type { BreakerTicket, CircuitBreaker } from './breaker.js';
-import type { BudgetSlot, RequestBudget } from './budget.js';
+import type { BudgetSlot, RequestBudget } from './budget/index.js';
 import { scrubError } from './redact.js';
 import type { RequestContext } from './request-context.js';
 

@@ -1,6 +1,6 @@
 /**
  * The image card as a Components V2 container (message flag IS_COMPONENTS_V2): the same gated card as
- * the embed form (./image-card.ts decides what may show; this module only lays it out), as text displays
+ * the embed form (./image-card.ts decides what may show, by ./rating-rule.ts; this module only lays it out), as text displays
  * and a media gallery inside one container.
  *
  * The text is built from the embed form, so the two forms cannot disagree about what a gate shows. A V2
@@ -24,9 +24,9 @@ import {
   PROCESSING_NOTICE,
   SPOILER_CHANNEL_NOTICE,
   SPOILER_NOTICE_END,
-  type CardMedia,
   type ImageCard,
 } from './image-card.js';
+import type { CardMedia } from './media.js';
 import { bareUrl, escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
 import { V2_TEXT_MAX } from './limits.js';
 

@@ -182,3 +182,30 @@ export function httpsOnlyText(text: string, site: Site): string {
       : 'https://',
   );
 }
+
+/**
+ * `items` joined with `separator`, as many as fit in `max` characters, then "and N more". Items are
+ * whole Markdown pieces (a link, an escaped name): they are never cut in the middle.
+ */
+export function joinWithin(
+  items: readonly string[],
+  separator: string,
+  max: number,
+  more: (left: number) => string = (left) => `… and ${left} more`,
+): { text: string; shown: number } {
+  let text = '';
+  let shown = 0;
+  for (const [index, item] of items.entries()) {
+    const next = shown === 0 ? item : `${text}${separator}${item}`;
+    const left = items.length - index - 1;
+    const tail = left > 0 ? `${separator}${more(left)}`.length : 0;
+    if (next.length + tail > max) break;
+    text = next;
+    shown += 1;
+  }
+  if (shown < items.length) {
+    const rest = more(items.length - shown);
+    text = shown === 0 ? rest : `${text}${separator}${rest}`;
+  }
+  return { text, shown };
+}

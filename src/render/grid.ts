@@ -27,24 +27,24 @@ import type { Image, VisibleImage } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { creditsOf } from '../philomena/tags.js';
 import { imagePageUrl } from '../philomena/urls.js';
+import { creditLine, sourceEntry } from './credit-and-sources.js';
+import { plainMediaText, previewOf } from './media.js';
+import { ageRestrictedFor, hiddenByFilter, mayShow, type CardFilter } from './rating-rule.js';
 import {
-  creditLine,
-  hiddenByFilter,
+  escapeInline,
   joinWithin,
-  mayShow,
-  plainMediaText,
-  previewOf,
-  sourceEntry,
-  type CardContext,
-} from './image-card.js';
-import { escapeInline, maskedLink, neutraliseMentions, truncate, truncateMarkdown } from './discord-text.js';
+  maskedLink,
+  neutraliseMentions,
+  truncate,
+  truncateMarkdown,
+} from './discord-text.js';
 import { GALLERY_ITEMS_MAX, MEDIA_DESCRIPTION_MAX, V2_TEXT_MAX } from './limits.js';
 
 export interface GridOptions {
   readonly site: Site;
   readonly ageRestricted: boolean;
   /** The applied filter: its hidden tags leave images out, and only with it known are spoilers pictured. */
-  readonly filter?: CardContext['filter'];
+  readonly filter?: CardFilter;
   /** Already-escaped Markdown line, e.g. "Search: pony · 1–10 of 1,234"; mentions in it are broken here. */
   readonly heading: string;
   /** Plain text, shown small. */
@@ -81,8 +81,7 @@ const NONE_SHOWN = 'No image here can be shown in this channel.';
 /** Whether the image may be listed here at all (see the module comment). */
 function listable(image: Image, options: GridOptions): image is VisibleImage {
   // A spoiler channel is a plain channel for the rating rule, whatever else the options say.
-  const ageRestricted = options.ageRestricted && options.spoilerChannel !== true;
-  if (image.kind !== 'image' || !mayShow(image, ageRestricted)) return false;
+  if (image.kind !== 'image' || !mayShow(image, ageRestrictedFor(options))) return false;
   return !hiddenByFilter(image, options.filter);
 }
 

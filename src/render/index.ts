@@ -1,21 +1,22 @@
 /** The pure renderers of the bot: cards, Markdown, Discord limits, allowed mentions. */
 export {
-  createDescriptionMemo,
+  ageRestrictedFor,
   hiddenByFilter,
-  imageCard,
-  mediaUrl,
-  pictureOf,
-  plainMediaText,
-  previewOf,
-  ratingColour,
-  ratingWords,
-  sourceEntry,
-  type CardContext,
-  type CardMedia,
-  type DescriptionMemo,
+  isNotSafeRating,
+  mayBeHidden,
+  mayPictureSpoilered,
+  mayShow,
+  unratedMayShow,
+  wordsAboutImageMayShow,
+  type Audience,
+  type CardFilter,
   type Gate,
-  type ImageCard,
-} from './image-card.js';
+} from './rating-rule.js';
+export { imageCard, type CardContext, type ImageCard } from './image-card.js';
+export { mediaUrl, pictureOf, plainMediaText, previewOf, type CardMedia } from './media.js';
+export { sourceEntry } from './credit-and-sources.js';
+export { ratingColour, ratingWords } from './rating-labels.js';
+export { createDescriptionMemo, type DescriptionMemo } from './description-memo.js';
 export {
   countComponents,
   imageCardV2,

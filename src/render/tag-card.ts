@@ -14,10 +14,13 @@ import type { Image, Tag } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { tagNameOfSlug, wellFormed } from '../philomena/tags.js';
 import { httpsUrl, imagePageUrl, tagPageUrl } from '../philomena/urls.js';
-import { creditLine, mayShow, pictureOf, joinWithin, NEUTRAL_COLOUR, sourceLine } from './image-card.js';
+import { creditLine, sourceLine } from './credit-and-sources.js';
+import { pictureOf } from './media.js';
+import { NEUTRAL_COLOUR } from './rating-labels.js';
+import { ageRestrictedFor, mayShow, unratedMayShow } from './rating-rule.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
 import { boardMarkdownToDiscord } from './board-markdown.js';
-import { escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
+import { escapeInline, joinWithin, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
 
 export interface TagCardContext {
   readonly site: Site;
@@ -108,7 +111,9 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
     );
   }
   // A spoiler channel is a plain channel for the rating rule, whatever else the context says.
-  const full = ctx.ageRestricted && ctx.spoilerChannel !== true;
+  const ageRestricted = ageRestrictedFor(ctx);
+  // Descriptions, aliases, implications and the spoiler image: what no rating covers.
+  const full = unratedMayShow(ageRestricted);
   const short = full ? shown.short_description.trim() : '';
   if (short !== '') notes.push(`*${escapeInline(truncate(short, 300))}*`);
   const long = full ? shown.description.trim() : '';
@@ -144,7 +149,7 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
       value: tagLinks(shown.implied_by_tags, site, LIST_MAX),
     });
   }
-  const example = exampleParts(ctx.example, ctx, full);
+  const example = exampleParts(ctx.example, ctx, ageRestricted);
   if (example.field) fields.push(example.field);
 
   const embed: APIEmbed = {

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SharedFlights } from '../philomena/shared-state.js';
-import { REDIS_NAMESPACE } from '../store.js';
+import { REDIS_NAMESPACE } from '../store/index.js';
 import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
 
 const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end

@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { IDENTIFY_WINDOW_MS, type IdentifyThrottler } from '../discord/identify.js';
-import { REDIS_NAMESPACE } from '../store.js';
+import { REDIS_NAMESPACE } from '../store/index.js';
 import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
 
 /** The key's lifetime over the window: IDENTIFY leaves a little after the key was set (event loop, network). */

@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { createLocalLeases, type PollLeases } from './leases.js';
-import { REDIS_NAMESPACE } from '../store.js';
+import { REDIS_NAMESPACE } from '../store/index.js';
 import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
 
 const TAKE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end

@@ -16,7 +16,7 @@ import KeyvRedis from '@keyv/redis';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import type { SharedSiteState, SiteHold } from '../philomena/shared-state.js';
-import { REDIS_NAMESPACE } from '../store.js';
+import { REDIS_NAMESPACE } from '../store/index.js';
 
 /** What the state needs of a Redis client: node-redis's `eval`. */
 export interface RedisScripting {

@@ -13,7 +13,7 @@ import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { runWithRequestContext } from '../../src/philomena/request-context.js';
 import { createRedisBudgetSlots } from '../../src/shared/redis-budget-slots.js';
 import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { openStore } from '../../src/store.js';
+import { openStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve } from '../philomena/local-server.js';

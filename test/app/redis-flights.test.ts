@@ -13,7 +13,7 @@ import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { createRedisFlights } from '../../src/shared/redis-flights.js';
 import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { createStore } from '../../src/store.js';
+import { createStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve, type Step } from '../philomena/local-server.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRedisIdentifyThrottle } from '../../src/shared/redis-identify-throttle.js';
 import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { closeStore, createStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 

@@ -10,7 +10,7 @@ import { RateLimitedError, SiteBlockedError, SiteUnavailableError } from '../../
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { createRedisSiteState, redisClientOfStore } from '../../src/shared/redis-site-state.js';
-import { createStore } from '../../src/store.js';
+import { createStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { useRedisProcesses } from '../support/redis.js';
 import { closeServers, serve, type Served, type Step } from '../philomena/local-server.js';

@@ -17,7 +17,7 @@ import {
   storeSecretsOf,
   storeUrlProblem,
   StoreOpenError,
-} from '../../src/store.js';
+} from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 

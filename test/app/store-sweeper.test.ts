@@ -7,7 +7,12 @@ import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createResponseCache } from '../../src/philomena/cache.js';
-import { closeStore, createStore, DEFAULT_SWEEP_INTERVAL_MS, startStoreSweeper } from '../../src/store.js';
+import {
+  closeStore,
+  createStore,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  startStoreSweeper,
+} from '../../src/store/index.js';
 
 const dirs: string[] = [];
 const stores: Keyv[] = [];

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Keyv from 'keyv';
 import { createResponseCache } from '../../src/philomena/cache.js';
 import { StoreOpenError as HierarchyStoreOpenError } from '../../src/errors.js';
-import { closeStore, createStore, openStore, StoreOpenError } from '../../src/store.js';
+import { closeStore, createStore, openStore, StoreOpenError } from '../../src/store/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

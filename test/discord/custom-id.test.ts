@@ -14,7 +14,7 @@ import {
   encodeSearchButton,
   SORTS,
   type SearchPage,
-} from '../../commands/search/paging.js';
+} from '../../commands/search/codec.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 const derpibooru = knownSite('derpibooru')!;

@@ -12,7 +12,7 @@ import { startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index
 import { startBotProcess, type BotProcess } from '../lifecycle/bot-process.js';
 import { createFeedStore } from '../../commands/feed/feed-store.js';
 import { resolveSite } from '../../src/philomena/sites.js';
-import { closeStore, openStore } from '../../src/store.js';
+import { closeStore, openStore } from '../../src/store/index.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 
 let discord: FakeDiscord;

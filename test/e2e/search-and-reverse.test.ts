@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { SORTS } from '../../commands/search/paging.js';
+import { SORTS } from '../../commands/search/codec.js';
 import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS, type RecordedRequest } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { safeSearchQuery } from '../../commands/shared/safety.js';
-import { SORTS } from '../../commands/search/paging.js';
+import { SORTS } from '../../commands/search/codec.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';

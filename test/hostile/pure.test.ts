@@ -23,7 +23,8 @@ import {
 import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdown.js';
 import { countComponents, imageCardV2, v2TextLength, V2_CARD_TEXT_MIN } from '../../src/render/card-v2.js';
 import { GRID_TEXT_MIN, imageGrid } from '../../src/render/grid.js';
-import { imageCard, sourceEntry, type CardContext } from '../../src/render/image-card.js';
+import { sourceEntry } from '../../src/render/credit-and-sources.js';
+import { imageCard, type CardContext } from '../../src/render/image-card.js';
 import { escapeInline } from '../../src/render/discord-text.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import { imageResponseSchema, type Image } from '../../src/philomena/schemas.js';

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESTARTING_TEXT } from '../../src/discord/router.js';
 import { SHUTDOWN_COMPLETE } from '../../src/discord/process-guards.js';
 import { KEY_NOT_USED } from '../../src/startup-checks.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { closeStore, createStore } from '../../src/store/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import {
   FAKE_KEY,

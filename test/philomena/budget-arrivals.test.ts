@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRequestBudget } from '../../src/philomena/budget.js';
+import { createRequestBudget } from '../../src/philomena/budget/index.js';
 import { createTransport } from '../../src/philomena/transport.js';
 import { mostInAnySpan } from '../support/arrivals.js';
 

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRequestBudget, type BudgetSlot } from '../../src/philomena/budget.js';
+import { createRequestBudget, type BudgetSlot } from '../../src/philomena/budget/index.js';
 import type { RequestContext } from '../../src/philomena/request-context.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush } from './timer-clock.js';

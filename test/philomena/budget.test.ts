@@ -6,7 +6,7 @@ import {
   DEFAULT_OVERALL,
   DEFAULT_SEARCH,
   isSearchPath,
-} from '../../src/philomena/budget.js';
+} from '../../src/philomena/budget/index.js';
 import { userErrorText } from '../../commands/shared/user-errors.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush, type TimerClock } from './timer-clock.js';

@@ -33,23 +33,27 @@ const FINGERPRINTS: Readonly<Record<number, string>> = {
   2: '444f8951f3614557',
   3: 'e2f861506777e617',
   4: 'e1485780fc27b374',
+  5: 'a9c8c1a1bb8223f9',
 };
 
 /**
  * What decides a cached value's shape and lifetime: the schemas (parse and transforms), the URL transforms,
- * the endpoints' `map` and `ttlMs`, the engine that stores the mapped value, and the cache (lifetimes and
- * the entry format). Parameter checks, transport, budget and breaker do not touch a stored value.
+ * the endpoints' `map` and `ttlMs`, the engine that stores the mapped value, and the cache (lifetimes, and
+ * in cache/ the entry format, the seeded entries and the entries read back from other processes).
+ * Parameter checks, transport, budget and breaker do not touch a stored value.
  */
 function shapeFiles(): string[] {
-  const endpoints = readdirSync(path.join(root, 'src/philomena/client/endpoints'))
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => `src/philomena/client/endpoints/${name}`);
+  const under = (dir: string): string[] =>
+    readdirSync(path.join(root, dir))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `${dir}/${name}`);
   return [
     'src/philomena/schemas.ts',
     'src/philomena/urls.ts',
     'src/philomena/cache.ts',
+    ...under('src/philomena/cache'),
     'src/philomena/client/engine.ts',
-    ...endpoints,
+    ...under('src/philomena/client/endpoints'),
   ].sort();
 }
 

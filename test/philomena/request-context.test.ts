@@ -6,7 +6,11 @@ import { useFakeBoard } from '../support/board.js';
 import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, IDS, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createPhilomenaClient } from '../../src/philomena/client.js';
-import { createRequestBudget, type AcquireOptions, type RequestBudget } from '../../src/philomena/budget.js';
+import {
+  createRequestBudget,
+  type AcquireOptions,
+  type RequestBudget,
+} from '../../src/philomena/budget/index.js';
 import {
   currentRequestContext,
   runWithRequestContext,

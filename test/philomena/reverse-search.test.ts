@@ -13,7 +13,7 @@ import {
   createPhilomenaClient,
   type PhilomenaClientOptions,
 } from '../../src/philomena/client.js';
-import { createRequestBudget } from '../../src/philomena/budget.js';
+import { createRequestBudget } from '../../src/philomena/budget/index.js';
 import type { ReverseSearchUpload } from '../../src/philomena/client-types.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';

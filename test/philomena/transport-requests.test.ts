@@ -7,7 +7,11 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from '../../src/philomena/breaker.js';
-import { createRequestBudget, type AcquireOptions, type RequestBudget } from '../../src/philomena/budget.js';
+import {
+  createRequestBudget,
+  type AcquireOptions,
+  type RequestBudget,
+} from '../../src/philomena/budget/index.js';
 import {
   createTransport,
   multipartFileBody,

@@ -19,13 +19,9 @@ import {
   V2_CARD_TEXT_MIN,
   type V2Card,
 } from '../../src/render/card-v2.js';
-import {
-  imageCard,
-  mediaUrl,
-  type CardContext,
-  type Gate,
-  type ImageCard,
-} from '../../src/render/image-card.js';
+import { imageCard, type CardContext, type ImageCard } from '../../src/render/image-card.js';
+import { mediaUrl } from '../../src/render/media.js';
+import type { Gate } from '../../src/render/rating-rule.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import { MEDIA_DESCRIPTION_MAX, V2_COMPONENTS_MAX, V2_TEXT_MAX } from '../../src/render/limits.js';
 import {

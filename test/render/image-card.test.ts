@@ -1,12 +1,8 @@
 import type { APIEmbed } from 'discord.js';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  createDescriptionMemo,
-  imageCard,
-  type CardContext,
-  type DescriptionMemo,
-  type Gate,
-} from '../../src/render/image-card.js';
+import { createDescriptionMemo, type DescriptionMemo } from '../../src/render/description-memo.js';
+import { imageCard, type CardContext } from '../../src/render/image-card.js';
+import type { Gate } from '../../src/render/rating-rule.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
 import { messageLimitIssues, schemaIssues } from '../fakes/discord/validate.js';
 import {

@@ -10,7 +10,7 @@ import type { CommandContext } from '../../commands/shared/context.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { closeStore, createStore } from '../../src/store/index.js';
 import { startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 
 export interface CommandBed {

@@ -28,7 +28,7 @@ import {
   type ClientRegistry,
   type ClientRegistryOptions,
 } from '../../src/philomena/registry.js';
-import { closeStore, createStore } from '../../src/store.js';
+import { closeStore, createStore } from '../../src/store/index.js';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../fakes/discord/index.js';
 import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createMovableClock, type MovableClock } from './clock.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Keyv from 'keyv';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { closeStore } from '../../src/store.js';
+import { closeStore } from '../../src/store/index.js';
 
 const DEFAULT_BINARY = process.env['REDIS_SERVER'] ?? 'redis-server';
 const INSTALL_HINT = 'install it with `apt-get install redis-server` (.ci/run does this in CI)';

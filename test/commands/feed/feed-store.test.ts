@@ -10,7 +10,7 @@ import path from 'node:path';
 import type Keyv from 'keyv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFeedStore, FeedLimitError, type Feed } from '../../../commands/feed/feed-store.js';
-import { closeStore, createStore } from '../../../src/store.js';
+import { closeStore, createStore } from '../../../src/store/index.js';
 
 const opened: Keyv[] = [];
 const dirs: string[] = [];

@@ -29,7 +29,7 @@ import { createLogger } from '../../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../../src/philomena/registry.js';
 import { resolveSite } from '../../../src/philomena/sites.js';
 import { createLocalLeases } from '../../../src/shared/leases.js';
-import { createStore } from '../../../src/store.js';
+import { createStore } from '../../../src/store/index.js';
 import { FILTER_IDS, startFakePhilomena, type FakePhilomena } from '../../fakes/philomena/index.js';
 import { createMovableClock } from '../../support/clock.js';
 import { ROOMY_BUDGET } from '../../support/harness.js';

@@ -6,7 +6,7 @@
 import { ApplicationCommandOptionType } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { searchCommand } from '../../../commands/search/search.js';
-import { SORTS, sortParams, type Sort } from '../../../commands/search/paging.js';
+import { SORTS, sortParams, type Sort } from '../../../commands/search/codec.js';
 
 const EXPECTED: readonly (readonly [Sort, string, 'asc' | 'desc'])[] = [
   ['newest', 'first_seen_at', 'desc'],

@@ -11,7 +11,12 @@ import { createGuildSettings, type GuildSettings } from '../../../commands/share
 import { userErrorText } from '../../../commands/shared/user-errors.js';
 import { SettingsUnavailableError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/logger.js';
-import { closeStore, createStore, REDIS_NAMESPACE, REDIS_SOCKET_TIMEOUT_MS } from '../../../src/store.js';
+import {
+  closeStore,
+  createStore,
+  REDIS_NAMESPACE,
+  REDIS_SOCKET_TIMEOUT_MS,
+} from '../../../src/store/index.js';
 import { startRedis, type TestRedis } from '../../support/redis.js';
 
 const quiet = createLogger({ level: 'silent' });

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
 import { SettingsUnavailableError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/logger.js';
-import { closeStore, createStore } from '../../../src/store.js';
+import { closeStore, createStore } from '../../../src/store/index.js';
 import { parseLogLines } from '../../support/harness.js';
 
 const quiet = createLogger({ level: 'silent' });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
 import { createInteractionState } from '../../../src/discord/button-state.js';
 import { createLogger } from '../../../src/logger.js';
-import { closeStore, createStore } from '../../../src/store.js';
+import { closeStore, createStore } from '../../../src/store/index.js';
 import { parseLogLines } from '../../support/harness.js';
 import { z } from 'zod';
 

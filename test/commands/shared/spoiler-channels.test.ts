@@ -18,7 +18,7 @@ import { createSiteDirectory } from '../../../commands/shared/site-directory.js'
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
 import { createLogger } from '../../../src/logger.js';
 import { knownSite } from '../../../src/philomena/sites.js';
-import { createStore } from '../../../src/store.js';
+import { createStore } from '../../../src/store/index.js';
 
 // Compile-time: a discord.js channel fits the shape as it is.
 const fromDiscordJs = (channel: Channel | null): boolean => isSpoilerChannel(channel);

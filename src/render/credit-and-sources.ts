@@ -1,0 +1,136 @@
+/**
+ * The credit and the sources every card carries (non-negotiable: the artists, or why none is named, and
+ * every source), as embed fields and as single lines for places with little room (an example image, a
+ * grid line). Where an image may not be shown here, only the sources that are links are listed.
+ */
+import type { APIEmbedField } from 'discord.js';
+import type { VisibleImage } from '../philomena/schemas.js';
+import type { Site } from '../philomena/sites.js';
+import { CREDIT_NAMESPACES, creditsOf, wellFormed, type CreditNamespace } from '../philomena/tags.js';
+import { sourceLink, tagPageUrl } from '../philomena/urls.js';
+import { EMBED_FIELD_VALUE_MAX } from './limits.js';
+import { bareUrl, escapeInline, joinWithin, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
+
+const ROLE: Readonly<Record<CreditNamespace, [string, string]>> = {
+  artist: ['Artist', 'Artists'],
+  colorist: ['Colorist', 'Colorists'],
+  editor: ['Editor', 'Editors'],
+  photographer: ['Photographer', 'Photographers'],
+  prompter: ['Prompter', 'Prompters'],
+  generator: ['Generator', 'Generators'],
+  commissioner: ['Commissioner', 'Commissioners'],
+};
+
+/** Plain tags that say why there is no credit tag; shown as they are instead of "artist unknown". */
+const NO_CREDIT_TAGS = ['artist needed', 'anonymous artist', 'unknown artist', 'screencap'];
+
+export function creditField(image: VisibleImage, site: Site): APIEmbedField {
+  const credits = creditsOf(image.tags);
+  if (credits.length === 0) {
+    const lower = new Set(image.tags.map((tag) => tag.trim().toLowerCase()));
+    const said = NO_CREDIT_TAGS.filter((tag) => lower.has(tag));
+    return { name: 'Credit', value: said.length > 0 ? said.join(', ') : 'artist unknown' };
+  }
+  const lines: string[] = [];
+  for (const namespace of CREDIT_NAMESPACES) {
+    const labels = ROLE[namespace];
+    const names = credits.filter((credit) => credit.namespace === namespace);
+    if (names.length === 0) continue;
+    const label = names.length === 1 ? labels[0] : labels[1];
+    const links = names.map((credit) =>
+      maskedLink(escapeInline(truncate(credit.name, 80)), tagPageUrl(site, wellFormed(credit.tag))),
+    );
+    // Each role line gets its share of the field, so a crowd of prompters cannot push out the artist.
+    const budget = Math.floor(EMBED_FIELD_VALUE_MAX / CREDIT_NAMESPACES.length) + 200;
+    lines.push(`**${label}:** ${joinWithin(links, ', ', budget - label.length - 6).text}`);
+  }
+  return {
+    name: 'Credit',
+    value: joinWithin(lines, '\n', EMBED_FIELD_VALUE_MAX, (n) => `… and ${n} more roles`).text,
+  };
+}
+
+/** The credit in one line (roles joined with " · "), for places with little room such as an example image. */
+export function creditLine(image: VisibleImage, site: Site, max: number): string {
+  return truncateMarkdown(creditField(image, site).value.replaceAll('\n', ' · '), max);
+}
+
+function sourcesOf(image: VisibleImage): string[] {
+  return image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
+}
+
+/**
+ * Where an image may not be shown, only sources that are links are listed: any other source is free
+ * text of the uploader's (up to 200 characters each), which could say what the picture shows.
+ */
+function listedSources(entries: readonly string[], linksOnly: boolean): string[] {
+  return linksOnly ? entries.filter((source) => sourceLink(source) !== null) : [...entries];
+}
+
+function onImagePage(n: number): string {
+  return `… and ${n} more on the image page`;
+}
+
+/** "1 source on the image page": every source was left out here. */
+function allOnImagePage(n: number): string {
+  return `${n} ${n === 1 ? 'source' : 'sources'} on the image page`;
+}
+
+/**
+ * Every source in one line, as many as fit in `max`, or "no source given". With `linksOnly` (an image
+ * that may not be shown here), sources that are not links are counted, not shown.
+ */
+export function sourceLine(image: VisibleImage, max: number, linksOnly = false): string {
+  const entries = sourcesOf(image);
+  if (entries.length === 0) return 'no source given';
+  const listed = listedSources(entries, linksOnly);
+  const left = entries.length - listed.length;
+  if (listed.length === 0) return allOnImagePage(left);
+  const shown = left === 0 ? listed.map(sourceEntry) : [...listed.map(sourceEntry), onImagePage(left)];
+  return joinWithin(shown, ' · ', max, (n) => onImagePage(left === 0 ? n : n - 1 + left)).text;
+}
+
+/** A source as shown: an https link, or (not an http(s) URL) escaped plain text. */
+export function sourceEntry(source: string): string {
+  const link = sourceLink(source);
+  if (link !== null && link.length <= 900) return bareUrl(link);
+  // Not a URL we can link (prose, a broken address): shown as text, still never as http.
+  return escapeInline(truncate(source.trim(), 200)).replace(/http:\/\//gi, 'https://');
+}
+
+const SOURCE_FIELDS_MAX = 3;
+
+/**
+ * Every source, over up to three fields; "no source given" when there is none. With `linksOnly`, only
+ * the sources that are links (see {@link listedSources}); the others are counted "on the image page".
+ */
+export function sourceFields(image: VisibleImage, linksOnly = false): APIEmbedField[] {
+  const entries = sourcesOf(image);
+  if (entries.length === 0) return [{ name: 'Source', value: 'no source given' }];
+  const firstName = entries.length === 1 ? 'Source' : 'Sources';
+  const listed = listedSources(entries, linksOnly);
+  const left = entries.length - listed.length;
+  if (listed.length === 0) return [{ name: firstName, value: allOnImagePage(left) }];
+  const shown = listed.map(sourceEntry);
+  // Room kept in every field for the closing "… and N more" line that counts the sources left out.
+  const tail = left === 0 ? 0 : `\n${onImagePage(entries.length)}`.length;
+  const fields: APIEmbedField[] = [];
+  let next = 0;
+  while (next < shown.length && fields.length < SOURCE_FIELDS_MAX) {
+    const last = fields.length === SOURCE_FIELDS_MAX - 1;
+    const rest = shown.slice(next);
+    const packed = last
+      ? joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX - tail, (n) => onImagePage(n + left))
+      : joinWithin(rest, '\n', EMBED_FIELD_VALUE_MAX - tail, () => '');
+    const value = last ? packed.text : packed.text.replace(/\n$/, '');
+    const name = fields.length > 0 ? 'Sources (continued)' : firstName;
+    const cut = (shown[next] ?? '').slice(0, EMBED_FIELD_VALUE_MAX - tail);
+    fields.push({ name, value: value === '' ? cut : value });
+    next += Math.max(1, packed.shown);
+  }
+  const final = fields.at(-1);
+  if (left > 0 && final !== undefined && next >= shown.length) {
+    fields[fields.length - 1] = { ...final, value: `${final.value}\n${onImagePage(left)}` };
+  }
+  return fields;
+}

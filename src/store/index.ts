@@ -1,0 +1,26 @@
+/**
+ * The persistent key-value store behind the response cache, server settings, feeds and paging state: its
+ * public surface. `url.ts` reads a STORE_URL, `open.ts` makes and probes the store, `handle.ts` is what it
+ * makes (a keyv that owns its records and sweeper), `records.ts` the updates that must not be lost,
+ * `sweeper.ts` the deletion of expired entries.
+ */
+export { closeStore, recordStoreOf, StoreHandle } from './handle.js';
+export {
+  createStore,
+  logStoreErrors,
+  openStore,
+  REDIS_CONNECT_TIMEOUT_MS,
+  REDIS_NAMESPACE,
+  REDIS_SOCKET_TIMEOUT_MS,
+  SQLITE_BUSY_TIMEOUT_MS,
+} from './open.js';
+export type { RecordStore } from './records.js';
+export {
+  DEFAULT_SWEEP_INTERVAL_MS,
+  startStoreSweeper,
+  type StoreSweeper,
+  type StoreSweeperOptions,
+} from './sweeper.js';
+export { STORE_URL_FORMS, storeSecretsOf, storeUrlProblem } from './url.js';
+// Kept importable from here, where they are thrown; they live in the one error hierarchy (errors.ts).
+export { StoreAccessError, StoreOpenError } from '../errors.js';
