@@ -33,36 +33,21 @@
  * It returns every answer below 500 except 429 as-is (the client maps 4xx to errors and parses 2xx); it
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
-import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import type { Logger } from 'pino';
 import project from '../../package.json' with { type: 'json' };
-import {
-  InvalidResponseError,
-  RateLimitedError,
-  SiteBlockedError,
-  SiteUnavailableError,
-  type PhilomenaError,
-} from './errors.js';
+import { InvalidResponseError, RateLimitedError, SiteBlockedError, SiteUnavailableError } from './errors.js';
 import type { BreakerTicket, CircuitBreaker } from './breaker.js';
 import type { BudgetSlot, RequestBudget } from './budget/index.js';
 import { scrubError } from './redact.js';
+import type { StreamedBody } from './streamed-body.js';
 import type { RequestContext } from './request-context.js';
+import { classify as classifyAnswer, giveUp, type Outcome } from './transport-outcome.js';
 
-/** A body read from a source as it is sent, so a large upload is never held in memory whole. */
-export interface StreamedBody {
-  /** The Content-Type header, e.g. `multipart/form-data; boundary=...`. */
-  readonly contentType: string;
-  /** Bytes of the whole body when known: sent as Content-Length; otherwise the body goes chunked. */
-  readonly length?: number;
-  /**
-   * Opens the body for one attempt, after its budget slot is granted. `signal` aborts when the attempt
-   * ends early (timeout, caller abort). What this or the stream throws reaches the caller as it is.
-   */
-  open(signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
-}
+export { parseRetryAfter } from './transport-outcome.js';
+export { multipartFileBody, type MultipartFile, type StreamedBody } from './streamed-body.js';
 
 export interface TransportRequest {
   readonly method: 'GET' | 'POST';
@@ -83,71 +68,6 @@ export interface TransportRequest {
   readonly countTimeouts?: boolean;
   /** This request's attempt timeout instead of `attemptTimeoutMs`; its deadline is at least as long. */
   readonly timeoutMs?: number;
-}
-
-/** One file sent as a `multipart/form-data` body of one field, streamed from its source. */
-export interface MultipartFile {
-  /** The form field, e.g. `image[image]`. */
-  readonly field: string;
-  readonly filename: string;
-  readonly contentType: string;
-  /** The file's exact size when known: the body then has a Content-Length, and a source that delivers
-   *  another number of bytes fails the call with a RangeError. */
-  readonly size?: number;
-  /** The source is cut and the call fails with a RangeError past this many bytes. */
-  readonly maxBytes?: number;
-  /** Opens the file's bytes for one attempt. */
-  open(signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
-}
-
-/** Quotes a header parameter the way browsers encode FormData: no quote or line break gets through. */
-function headerParam(value: string): string {
-  return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
-/**
- * `file` as a streamed multipart body: a part header, the bytes as they come from the source (nothing
- * buffered, nothing copied), the closing boundary. A random boundary per body: a file that happened to hold
- * it would be cut short, which 128 random bits make a non-event.
- */
-export function multipartFileBody(file: MultipartFile): StreamedBody {
-  const boundary = `----philomena-bot-${randomBytes(16).toString('hex')}`;
-  // A header value: no control character (a line break would start a header of the caller's choosing).
-  const type =
-    [...file.contentType].filter((c) => c >= ' ' && c !== '\u007f').join('') || 'application/octet-stream';
-  const head = Buffer.from(
-    `--${boundary}\r\n` +
-      `Content-Disposition: form-data; name="${headerParam(file.field)}"; filename="${headerParam(file.filename)}"\r\n` +
-      `Content-Type: ${type}\r\n\r\n`,
-    'utf8',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
-  const { size, maxBytes } = file;
-  async function* parts(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-    yield head;
-    let sent = 0;
-    for await (const chunk of source) {
-      sent += chunk.byteLength;
-      if (maxBytes !== undefined && sent > maxBytes) {
-        throw new RangeError(`the file is larger than ${maxBytes} bytes`);
-      }
-      if (size !== undefined && sent > size) {
-        throw new RangeError(`the file is larger than its announced ${size} bytes`);
-      }
-      if (chunk.byteLength > 0) yield chunk;
-    }
-    if (size !== undefined && sent !== size) {
-      throw new RangeError(`the file has ${sent} bytes, not the announced ${size}`);
-    }
-    yield tail;
-  }
-  return {
-    contentType: `multipart/form-data; boundary=${boundary}`,
-    ...(size === undefined ? {} : { length: head.byteLength + size + tail.byteLength }),
-    async open(signal) {
-      return parts(await file.open(signal));
-    },
-  };
 }
 
 export interface TransportResponse {
@@ -210,20 +130,6 @@ export function defaultUserAgent(): string {
   return `${project.name}/${project.version} (${PROJECT_DESCRIPTION})`;
 }
 
-/** `Retry-After` as milliseconds from now: delta-seconds or an HTTP date; undefined when absent or junk. */
-export function parseRetryAfter(
-  value: string | string[] | undefined,
-  nowMs: number = Date.now(),
-): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
-}
-
 /** Waits `ms`; an abort rejects with the signal's reason (as every other wait here), not an AbortError. */
 async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
@@ -232,21 +138,6 @@ async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
     throw signal?.aborted ? signal.reason : error;
   }
 }
-
-type Outcome =
-  | { readonly kind: 'response'; readonly response: TransportResponse }
-  | {
-      readonly kind: 'retryable';
-      readonly error: PhilomenaError;
-      /** The wait the site asked for, or our floor (501). */
-      readonly retryAfterMs?: number;
-      /** The site answered (5xx, 429, 501); false for a timeout or a network error. */
-      readonly answered: boolean;
-      /** The anti-bot layer's 501 page, or an empty 500 (its block's signature). */
-      readonly antiBot?: 'challenge' | 'empty-500';
-    }
-  /** The body's source failed: not the site's doing. */
-  | { readonly kind: 'source-failed'; readonly error: unknown };
 
 function isStreamed(body: TransportRequest['body']): body is StreamedBody {
   return typeof body === 'object';
@@ -415,7 +306,7 @@ export function createTransport(options: TransportOptions): Transport {
         },
         'philomena request',
       );
-      return classify(response, path);
+      return classifyAnswer(response, path, site, antiBotDelayMs);
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
       if (source?.error) return { kind: 'source-failed', error: source.error.value };
@@ -474,54 +365,6 @@ export function createTransport(options: TransportOptions): Transport {
    */
   function scrub(error: unknown): Error {
     return scrubError(error, options.redact);
-  }
-
-  function classify(response: TransportResponse, path: string): Outcome {
-    const { status } = response;
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-      // Without a Retry-After, tell the caller a short wait rather than "now".
-      const wait = retryAfterMs ?? 1_000;
-      return {
-        kind: 'retryable',
-        answered: true,
-        error: new RateLimitedError(`${site} is rate limiting us (HTTP 429)`, wait, { site, path, status }),
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      };
-    }
-    if (status === 501) {
-      // The anti-bot layer answers 501 with HTML: back off at least antiBotDelayMs, longer if it says so.
-      const wait = Math.max(antiBotDelayMs, parseRetryAfter(response.headers['retry-after']) ?? 0);
-      return {
-        kind: 'retryable',
-        answered: true,
-        error: new RateLimitedError(`${site} is busy (HTTP 501 from its anti-bot layer)`, wait, {
-          site,
-          path,
-          status,
-        }),
-        retryAfterMs: wait,
-        antiBot: 'challenge',
-      };
-    }
-    if (status >= 500) {
-      const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-      // The board's own 500 says `{"error":"Internal Error"}`; an empty one is the anti-bot block's.
-      const emptyBlock = status === 500 && response.body.trim() === '';
-      return {
-        kind: 'retryable',
-        answered: true,
-        ...(emptyBlock ? { antiBot: 'empty-500' as const } : {}),
-        error: new SiteUnavailableError(`${site} failed (HTTP ${status})`, 'server-error', {
-          site,
-          path,
-          status,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        }),
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      };
-    }
-    return { kind: 'response', response };
   }
 
   async function send(req: TransportRequest): Promise<TransportResponse> {
@@ -605,18 +448,6 @@ export function createTransport(options: TransportOptions): Transport {
     }
     if (!last) throw new Error('unreachable: no attempt was made');
     return giveUp(last, last.retryAfterMs);
-  }
-
-  function giveUp(outcome: Extract<Outcome, { kind: 'retryable' }>, wait: number | undefined): never {
-    const { error } = outcome;
-    if (error instanceof RateLimitedError && wait !== undefined && wait > error.retryAfterMs) {
-      throw new RateLimitedError(error.message, wait, {
-        site: error.site,
-        ...(error.path === undefined ? {} : { path: error.path }),
-        ...(error.status === undefined ? {} : { status: error.status }),
-      });
-    }
-    throw error;
   }
 
   return {
