@@ -60,6 +60,36 @@ describe('layer boundaries', () => {
       /shared imports no feature/,
     ],
     ['commands/tag/x.ts', "export { a } from '../search/paging.js';\n", /other feature/],
+    [
+      'src/discord/x.ts',
+      "import { a } from '../redis/redis-identify-throttle.js';\nexport const y = a;\n",
+      /runtime never imports a Redis adapter/,
+    ],
+    [
+      'commands/feed/x.ts',
+      "import { a } from '../../src/redis/redis-leases.js';\nexport const y = a;\n",
+      /feature never imports a Redis adapter/,
+    ],
+    [
+      'commands/shared/x.ts',
+      "import { a } from '../../src/redis/redis-site-state.js';\nexport const y = a;\n",
+      /feature never imports a Redis adapter/,
+    ],
+    [
+      'commands/index.ts',
+      "import { a } from '../src/redis/redis-leases.js';\nexport const y = a;\n",
+      /feature never imports a Redis adapter/,
+    ],
+    [
+      'src/redis/x.ts',
+      "import { a } from '../../commands/feed/poller.js';\nexport const y = a;\n",
+      /Redis adapter imports only the ports/,
+    ],
+    [
+      'src/redis/x.ts',
+      "import { a } from '../../commands/shared/view.js';\nexport const y = a;\n",
+      /Redis adapter imports only the ports/,
+    ],
   ])('GIVEN %s importing across a boundary THEN refused', async (file, code, why) => {
     const found = await crossings(file, code);
     expect(found).toHaveLength(1);
@@ -75,6 +105,16 @@ describe('layer boundaries', () => {
       "import { a } from '../shared/view.js';\nimport { b } from '../../src/discord/contract.js';\nexport const y = [a, b];\n",
     ],
     ['src/main.ts', "import { a } from '../commands/index.js';\nexport const y = a;\n"],
+    ['src/main.ts', "import { a } from './redis/redis-leases.js';\nexport const y = a;\n"],
+    [
+      'src/redis/x.ts',
+      "import { a, type B } from '../../commands/feed/leases.js';\nexport const y: B = a();\n",
+    ],
+    [
+      'src/redis/x.ts',
+      "import type { A } from '../philomena/shared-state.js';\nimport { b } from '../discord/identify.js';\nimport { c } from '../store/index.js';\nexport const y: [A, unknown, unknown] = [b, c, b];\n",
+    ],
+    ['commands/index.ts', "import { a } from './feed/leases.js';\nexport const y = a;\n"],
   ])('GIVEN %s importing in the allowed direction THEN passes', async (file, code) => {
     expect(await crossings(file, code)).toEqual([]);
   });

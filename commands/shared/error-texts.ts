@@ -15,7 +15,7 @@ import {
   isPhilomenaError,
 } from '../../src/errors.js';
 import { escapeMarkdown } from '../../src/render/index.js';
-import { GENERIC_FAILURE_TEXT, runtimeErrorText, type UserErrorText } from '../../src/discord/user-error.js';
+import { GENERIC_FAILURE_TEXT, runtimeErrorText, type UserErrorText } from '../../src/discord/failures.js';
 
 const SERVER_MESSAGE_MAX = 300;
 

@@ -12,16 +12,10 @@
  * rejects at once (the store's client has no offline queue) and the breaker works on its own process's
  * state; one line says so, and one more when Redis answers again.
  */
-import KeyvRedis from '@keyv/redis';
-import type Keyv from 'keyv';
 import type { Logger } from 'pino';
 import type { SharedSiteState, SiteHold } from '../philomena/shared-state.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
-
-/** What the state needs of a Redis client: node-redis's `eval`. */
-export interface RedisScripting {
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
+import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
 /** SET with PX unless the key already lives longer (a missing key's PTTL is -2, a key without one's -1). */
 const EXTEND = `
@@ -38,60 +32,12 @@ for i, key in ipairs(KEYS) do out[i] = redis.call('PTTL', key) end
 return out
 `;
 
-/**
- * Says once that Redis went away and once that it is back, whatever number of calls fail in between, so a
- * busy bot's log does not fill with one line per board request.
- */
-export interface RedisHealth {
-  ok(): void;
-  failed(error: unknown): void;
-}
-
-export function createRedisHealth(logger: Logger, what: string, fallback: string): RedisHealth {
-  let down = false;
-  return {
-    ok() {
-      if (!down) return;
-      down = false;
-      logger.info(`${what}: Redis answers again, shared across processes once more`);
-    },
-    failed(error) {
-      if (down) return;
-      down = true;
-      logger.warn(
-        { err: error instanceof Error ? { message: error.message, name: error.name } : String(error) },
-        `${what}: Redis unreachable, ${fallback} until it answers again`,
-      );
-    },
-  };
-}
-
 export interface RedisSiteStateOptions {
   /** A connected client, or how to get one (the store's adapter connects on first use). */
   readonly client: () => Promise<RedisScripting>;
   readonly logger: Logger;
   /** Key prefix. Default `philomena-bot::site:`. */
   readonly prefix?: string;
-}
-
-/**
- * Runs a Lua script on the shared Redis, telling `health` whether Redis answered (so an outage is one log
- * line, and its end another); a failure is rethrown for the caller's local fallback.
- */
-export function scriptRunner(
-  client: () => Promise<RedisScripting>,
-  health: RedisHealth,
-): (script: string, keys: string[], args: string[]) => Promise<unknown> {
-  return async (script, keys, args) => {
-    try {
-      const reply = await (await client()).eval(script, { keys, arguments: args });
-      health.ok();
-      return reply;
-    } catch (error) {
-      health.failed(error);
-      throw error;
-    }
-  };
 }
 
 export function createRedisSiteState(options: RedisSiteStateOptions): SharedSiteState {
@@ -130,11 +76,4 @@ export function createRedisSiteState(options: RedisSiteStateOptions): SharedSite
       };
     },
   };
-}
-
-/** The Redis client under a store made by `createStore` for `redis://`, or undefined for any other store. */
-export function redisClientOfStore(store: Keyv): (() => Promise<RedisScripting>) | undefined {
-  const adapter: unknown = store.store;
-  if (!(adapter instanceof KeyvRedis)) return undefined;
-  return () => adapter.getClient();
 }

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SharedFlights } from '../philomena/shared-state.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
-import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
+import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
 const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 return 0`;

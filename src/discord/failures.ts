@@ -2,7 +2,7 @@
  * Failures as the runtime sees them: a `UserFacingError` is shown as written; a failed Discord REST call is
  * classified (a dead token is never used again); anything else gets a generic line. What the features'
  * own failures (the board's, the settings store's) read like is theirs to say: the runtime takes a
- * `describeError` from the composition root (commands/shared/user-errors.ts).
+ * `describeError` from the composition root (commands/shared/error-texts.ts).
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
 

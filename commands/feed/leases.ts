@@ -2,7 +2,7 @@
  * Who polls a feed group this interval (commands/feed/poller.ts). A lease is taken for a span; while it lives nobody else takes it,
  * so each group is searched once per interval however many processes run, and a process that dies holds
  * its groups for one interval at most. The bot's processes share them in Redis
- * (redis-leases.ts); one process alone keeps them here.
+ * (src/redis/redis-leases.ts); one process alone keeps them here.
  */
 export interface PollLeases {
   /** Takes `name` for `ms` from now: true when this caller got it, false when someone holds it. */

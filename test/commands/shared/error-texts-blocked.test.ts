@@ -3,7 +3,7 @@
  * site's decision, and how long, in plain words (not "busy, try again in 16 minutes").
  */
 import { describe, expect, it } from 'vitest';
-import { userErrorText } from '../../../commands/shared/user-errors.js';
+import { userErrorText } from '../../../commands/shared/error-texts.js';
 import { SiteBlockedError } from '../../../src/errors.js';
 
 describe('userErrorText: the board blocked the bot', () => {

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SharedSlots, SharedTake, SharedWindow, SharedWindowName } from '../philomena/shared-state.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
-import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
+import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
 /** Redis's clock in ms, to the microsecond. */
 const NOW = `local t = redis.call('TIME')

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordAPIError, HTTPError } from 'discord.js';
-import { userErrorText } from '../../../commands/shared/user-errors.js';
+import { userErrorText } from '../../../commands/shared/error-texts.js';
 import { tokenUsable, type Ack } from '../../../src/discord/acks.js';
 import { fitChoices } from '../../../src/discord/autocomplete.js';
-import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../../src/discord/user-error.js';
+import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../../src/discord/failures.js';
 import {
   BadQueryError,
   ForbiddenError,

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { IDENTIFY_WINDOW_MS, type IdentifyThrottler } from '../discord/identify.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
-import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
+import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
 /** The key's lifetime over the window: IDENTIFY leaves a little after the key was set (event loop, network). */
 const MARGIN_MS = 500;

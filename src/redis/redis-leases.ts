@@ -8,9 +8,9 @@
  * shares again when Redis answers.
  */
 import type { Logger } from 'pino';
-import { createLocalLeases, type PollLeases } from './leases.js';
+import { createLocalLeases, type PollLeases } from '../../commands/feed/leases.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
-import { createRedisHealth, scriptRunner, type RedisScripting } from './redis-site-state.js';
+import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
 const TAKE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 return 0`;
