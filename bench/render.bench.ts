@@ -1,7 +1,7 @@
 /**
  * Board text is rendered on every card view, and a description is written by whoever uploaded the image:
- * a shape that costs more than linear time in its length stalls the bot for every server (security
- * review H2: 2 s for `https://a.bc/` and 11,987 `)`). Every pathological shape of the hostile-input
+ * a shape that costs more than linear time in its length stalls the bot for every server (a quadratic URL
+ * trim once took 2 s for `https://a.bc/` and 11,987 `)`). Every pathological shape of the hostile-input
  * suite, at 12,000 characters, is rendered by the Markdown converter alone and as an image card's
  * description, cold (a fresh description memo) and warm (the memo already holds it). The worst shape of
  * each is reported, as the median of its runs.

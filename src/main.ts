@@ -12,11 +12,12 @@ import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
-import { createRedisBudgetSlots } from './shared/redis-budget-slots.js';
-import { createRedisFlights } from './shared/redis-flights.js';
-import { createRedisIdentifyThrottle } from './shared/redis-identify-throttle.js';
-import { createRedisLeases } from './shared/redis-leases.js';
-import { createRedisSiteState, redisClientOfStore } from './shared/redis-site-state.js';
+import { createRedisBudgetSlots } from './redis/redis-budget-slots.js';
+import { createRedisFlights } from './redis/redis-flights.js';
+import { createRedisIdentifyThrottle } from './redis/redis-identify-throttle.js';
+import { createRedisLeases } from './redis/redis-leases.js';
+import { createRedisSiteState } from './redis/redis-site-state.js';
+import { redisClientOfStore } from './redis/scripts.js';
 import { closeStore, logStoreErrors, openStore, startStoreSweeper, storeSecretsOf } from './store/index.js';
 
 /** How long interactions in flight may take to finish after SIGINT/SIGTERM. */

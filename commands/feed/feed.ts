@@ -21,7 +21,7 @@ import {
   type GuildBasedChannel,
 } from 'discord.js';
 import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { BadQueryError } from '../../src/philomena/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { escapeInline, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';

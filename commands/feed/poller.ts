@@ -42,7 +42,7 @@ import { BadQueryError, NotFoundError } from '../../src/philomena/errors.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import { truncate } from '../../src/render/index.js';
-import type { PollLeases } from '../../src/shared/leases.js';
+import type { PollLeases } from './leases.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
 import { filterContext } from '../shared/show-image.js';

@@ -4,7 +4,7 @@ import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } f
 import { siteOfCode } from '../../src/discord/custom-id.js';
 import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 
 async function reveal(
   _interaction: unknown,

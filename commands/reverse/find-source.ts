@@ -2,7 +2,7 @@ import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import type { Message } from 'discord.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, fileInput, isMatchableMedia, type PictureFile } from './results.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 
 /** The first picture of a message: an attachment (uploaded as a file), else an embed's image or thumbnail. */

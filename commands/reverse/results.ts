@@ -19,7 +19,7 @@ import {
   type CardForm,
 } from '../shared/show-image.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 
 export const REVERSE_NS = 'rev';
 const STATE_KIND = 'reverse';

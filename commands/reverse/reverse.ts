@@ -1,7 +1,7 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from './results.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
 
 function httpUrl(text: string): string | undefined {

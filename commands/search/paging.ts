@@ -31,7 +31,7 @@ import {
 import { escapeInline, imageCard, imageGrid, truncate } from '../../src/render/index.js';
 import { creditsOf } from '../../src/philomena/tags.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import {
   decodeSearchButton,
   encodeSearchButton,

@@ -5,7 +5,7 @@
  */
 import { escapeMarkdown } from '../../src/render/index.js';
 import { NAMED_TAGS_MAX } from '../../src/render/filter-summary.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';

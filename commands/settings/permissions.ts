@@ -55,7 +55,7 @@ const MAX_CHANNELS = 10;
 /**
  * Lines for `/settings show` naming each channel where the bot lacks something, or one line saying it
  * has all it needs. `readsChat`: whether link unfurling is on (the chat permissions matter only then).
- * A channel is named by its mention alone (`<#id>`), never by its name (review N7): Manage Server does
+ * A channel is named by its mention alone (`<#id>`), never by its name: Manage Server does
  * not let the admin see every channel, and Discord shows a mention's name only to those who can.
  */
 export function permissionReport(guild: Guild | null, readsChat: boolean): string[] {

@@ -11,7 +11,7 @@ import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from './filters.js';
 import { permissionReport } from './permissions.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { NotFoundError } from '../../src/errors.js';
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
 

@@ -1,17 +1,18 @@
 /**
  * Opens a Discord attachment as a byte stream for reverse search. Nothing is held in memory beyond the
- * chunk in flight: the reverse search streams it on to the board (review M4), and the download starts only
- * once the board's budget has granted the request a slot.
+ * chunk in flight: the reverse search streams it on to the board (held whole, a few files of 25 MB would
+ * fill the process's memory), and the download starts only once the board's budget has granted the
+ * request a slot.
  *
- * Only Discord's CDN hosts are read, over https (review N12); where DISCORD_API_URL is a local address (the
- * local Discord of the tests serves its attachments there), also exactly that origin: its scheme, host
- * and port, nothing else on that host (not a REST proxy's port, say). A redirect is followed only to what
- * may be read in the first place. The size cap is checked against the
- * announced length and again while streaming (a server may lie or send no length). A network failure or
- * the timeout (before the answer or mid-body) is an expected failure: the member is asked to try again and
- * the cause rides along for the router's log line.
+ * Only Discord's CDN hosts are read, over https (the bot fetches no URL a member chose); where
+ * DISCORD_API_URL is a local address (the local Discord of the tests serves its attachments there), also
+ * exactly that origin: its scheme, host and port, nothing else on that host (not a REST proxy's port,
+ * say). A redirect is followed only to what may be read in the first place. The size cap is checked
+ * against the announced length and again while streaming (a server may lie or send no length). A network
+ * failure or the timeout (before the answer or mid-body) is an expected failure: the member is asked to
+ * try again and the cause rides along for the router's log line.
  */
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { isLocalNetworkHost } from '../../src/philomena/sites.js';
 
 export interface DownloadOptions {

@@ -3,14 +3,15 @@
  * card (description, aliases, implications, an example image under the rating rule), a search's first
  * result with the search's total, comments, forum topics and posts, galleries and profiles.
  *
- * The words on these pages follow the pictures (security review N10): text written about images shows
- * only where the picture it is about would show in full here, under the rating rule and the server's
- * filter (a comment's excerpt with its image's card, a gallery's title, spoiler warning and description
- * with its cover's). Forum titles and posts are about no image: they are members' own words, which no
- * rating and no filter covers, so the bot cannot tell a safe one, and outside age-restricted channels
- * (spoiler channels included) their cards hold only the forum's name, the author, the figures and the
- * link. A spoiler channel needs nothing more here: these cards carry no picture of their own, and the
- * image cards beside them spoiler theirs (the view carries it into their context).
+ * The words on these pages follow the pictures (words about an adult picture are adult text): text
+ * written about images shows only where the picture it is about would show in full here, under the
+ * rating rule and the server's filter (a comment's excerpt with its image's card, a gallery's title,
+ * spoiler warning and description with its cover's). Forum titles and posts are about no image: they are
+ * members' own words, which no rating and no filter covers, so the bot cannot tell a safe one, and
+ * outside age-restricted channels (spoiler channels included) their cards hold only the forum's name, the
+ * author, the figures and the link. A spoiler channel needs nothing more here: these cards carry no
+ * picture of their own, and the image cards beside them spoiler theirs (the view carries it into their
+ * context).
  */
 import type { APIEmbed } from 'discord.js';
 import { isPhilomenaError } from '../../src/errors.js';

@@ -1,7 +1,7 @@
 /**
  * Limits on reverse searches, which cost more than any other command: the board downloads a member's URL
- * (slow URLs are the member's, not the site's; review M3), and a file search streams up to 25 MB from
- * Discord to the board (review M4).
+ * (slow URLs are the member's, not the site's), and a file search streams up to 25 MB from Discord to the
+ * board (unbounded, a few members' files would fill the process's memory).
  *
  * - each member has one reverse search in flight at most: a second is refused at once;
  * - file searches run a few at a time in the whole process; more wait in a short bounded queue, and past
@@ -9,7 +9,7 @@
  *
  * The slot is taken before anything is downloaded, so waiting costs no memory.
  */
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 
 export interface ReverseGateOptions {
   /** File searches at once; default 2. */

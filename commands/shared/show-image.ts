@@ -1,6 +1,7 @@
 /**
  * Fetching an image the way every feature needs it (merges followed, the view's filter applied) and
- * turning it into a message: E's card, a Reveal button when the card is spoilered, nothing that pings.
+ * turning it into a message: the image card (src/render/), a Reveal button when the card is spoilered,
+ * nothing that pings.
  */
 import {
   ButtonStyle,

@@ -3,9 +3,9 @@
  * The term goes into `name:<term>*` with every search-syntax character escaped, so what a member types
  * can only ever be a name prefix. Responses are cached by the client's response cache.
  *
- * Outside age-restricted channels the list offers no adult tag names with their counts (security review
- * L5): rating tags other than `safe` are left out, and so are tags that imply one (the board's own way of
- * saying a tag is adult, e.g. a tag implying `explicit`).
+ * Outside age-restricted channels the list offers no adult tag names with their counts (adult text in a
+ * plain channel): rating tags other than `safe` are left out, and so are tags that imply one (the board's
+ * own way of saying a tag is adult, e.g. a tag implying `explicit`).
  */
 import type { PhilomenaClient } from '../../src/philomena/client-types.js';
 import type { Tag } from '../../src/philomena/schemas.js';

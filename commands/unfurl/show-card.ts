@@ -8,7 +8,7 @@
  */
 import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import {
   cardsForTargets,

@@ -20,7 +20,7 @@ import {
 import type { Logger } from '../logger.js';
 import { NO_MENTIONS } from '../render/index.js';
 import type { MessageBody, Reply } from './contract.js';
-import { discordFailureOf, type DescribeError, type DiscordFailure } from './user-error.js';
+import { discordFailureOf, type DescribeError, type DiscordFailure } from './failures.js';
 
 /** How the runtime acknowledged an interaction: decides how a reply or an error is shown. */
 export type Ack = 'none' | 'reply-ephemeral' | 'reply-public' | 'update';

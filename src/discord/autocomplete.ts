@@ -5,8 +5,8 @@
  */
 import type { ApplicationCommandOptionChoiceData, AutocompleteInteraction } from 'discord.js';
 import type { Logger } from '../logger.js';
-import type { DescribeError } from './user-error.js';
-import { discordFailureOf } from './user-error.js';
+import type { DescribeError } from './failures.js';
+import { discordFailureOf } from './failures.js';
 
 /** Discord's limit on an autocomplete choice's name and on a string value, in characters. */
 export const CHOICE_TEXT_MAX = 100;

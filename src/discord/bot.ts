@@ -36,7 +36,7 @@ import type { IdentifyThrottlerFactory } from './identify.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
 import { createInteractionRouter } from './router.js';
-import type { DescribeError } from './user-error.js';
+import type { DescribeError } from './failures.js';
 
 export { DISALLOWED_INTENTS_LINE } from './gateway-session.js';
 

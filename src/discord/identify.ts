@@ -3,7 +3,7 @@
  * shard `id` is in bucket `id % max_concurrency`, and each bucket takes one IDENTIFY per 5 s (one more
  * closes the connection, 4008 rate limited). discord.js keeps that within one process; a bot whose shards
  * run in several processes needs one throttle they all share (the app's is in Redis,
- * src/shared/redis-identify-throttle.ts). Same shape as @discordjs/ws's IIdentifyThrottler.
+ * src/redis/redis-identify-throttle.ts). Same shape as @discordjs/ws's IIdentifyThrottler.
  */
 export interface IdentifyThrottler {
   /** Resolves when shard `shardId` may IDENTIFY now; rejects when `signal` aborts first. */

@@ -37,7 +37,7 @@ import type {
   RuntimeObserver,
 } from './contract.js';
 import { decodeCustomId } from './custom-id.js';
-import { discordFailureOf, runtimeErrorText, UserFacingError, type DescribeError } from './user-error.js';
+import { discordFailureOf, runtimeErrorText, UserFacingError, type DescribeError } from './failures.js';
 
 export { RESTARTING_TEXT, tryAgainText, BUTTON_FACTOR, AUTOCOMPLETE_FACTOR } from './admission.js';
 

@@ -26,7 +26,7 @@
  * instead: the caller aborted; the body's source failed (a download from elsewhere); or the request waited
  * on something a member chose (a reverse search by URL, where the board downloads the member's URL) and
  * timed out or lost its connection. Otherwise any member could open the breaker for every server with a
- * couple of slow URLs (review M3).
+ * couple of slow URLs.
  *
  * With a `shared` site state (several processes, shared-state.ts), a pause or an opening here is written
  * there too, and what the other processes wrote holds here: their pause pauses this process, and their open

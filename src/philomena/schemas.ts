@@ -1,9 +1,10 @@
 /**
  * zod schemas for every resource of the Philomena JSON API. They are the source of the API types.
  *
- * They accept what the real server sends, not only what the contract promises: the nulls and oddities of
- * ../shared/philomena-behaviour.md ("Surprises"), 2020-era records without zones or `source_urls`,
- * and both galleries shapes. Unknown fields are ignored (stripped), so a new server field never breaks us.
+ * They accept what the real server sends, not only what its API description promises: the nulls and
+ * oddities of docs/board-behaviour.md ("Shapes that differ from the description"), 2020-era records
+ * without zones or `source_urls`, and both galleries shapes. Unknown fields are ignored (stripped), so a
+ * new server field never breaks us.
  */
 import { z } from 'zod';
 

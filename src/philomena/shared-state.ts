@@ -5,7 +5,7 @@
  * one stops them all for its whole length (one request from any of them would restart it: the block is
  * per IP, docs/board-behaviour.md). The library only defines the shape;
  * a program that runs several processes implements it over something they all reach (the bot: Redis,
- * src/shared/redis-site-state.ts) and hands it to the registry (`shared`).
+ * src/redis/redis-site-state.ts) and hands it to the registry (`shared`).
  *
  * Times are durations from now, never instants: each process measures time with its own monotonic clock,
  * and two hosts' wall clocks need not agree, so only "how long from now" means the same to all of them (a
@@ -46,7 +46,7 @@ export interface SharedSiteState {
  * decides WHICH local waiter goes next, this decides WHETHER the process may send one more request now.
  * A slot taken here counts in each of the windows given at once (a search in the overall and the search
  * window), from its take until `windowMs` after its release, as budget.ts's own slots do. The app's
- * implementation is src/shared/redis-budget-slots.ts.
+ * implementation is src/redis/redis-budget-slots.ts.
  *
  * Every method may reject (the backend is away): the budget then keeps to a small share of each window on
  * its own (`SHARED_FALLBACK_SHARE`), and asks the backend again with its next grant.
@@ -85,7 +85,7 @@ export interface SharedSlots {
  * process that claims a cache key asks the board and writes the answer to the shared store; the others
  * see the claim, wait for the answer to appear in the store, and read it. A claim lives at most its `ms`,
  * so a process that dies while loading holds nobody up for longer. The app's implementation is
- * src/shared/redis-flights.ts.
+ * src/redis/redis-flights.ts.
  *
  * Every method may reject (the backend is away): the cache then asks the board itself, as a process alone.
  */

@@ -3,7 +3,7 @@
  * tag for a search query, and splitting the comma-separated tag lists users type.
  *
  * Image JSON carries tag names only (no categories), so the rating and the credits are derived from the
- * names, as ../../../shared/philomena-behaviour.md ("Tags, credit and rating") describes.
+ * names, as docs/board-behaviour.md ("Tags, credit and rating") describes.
  */
 
 export const RATINGS = [

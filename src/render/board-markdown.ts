@@ -24,7 +24,7 @@ import { textile } from './textile.js';
  * Longer input is cut first (with "…"). No card shows more than 2,500 characters of board text (an image
  * description at most 1,800, a tag description 2,500), and rendering only shortens text where markup
  * renders to nothing (HTML tags, entities), so 4,000 characters fill any card. It also bounds the work a
- * hostile description can cause on every view (security review H2).
+ * hostile description can cause on every view (any uploader writes one; every member who sees it pays).
  */
 export const MAX_INPUT = 4_000;
 

@@ -7,10 +7,10 @@ import type { Site } from '../philomena/sites.js';
 
 /**
  * Rendered descriptions, so that a card seen again (the same link unfurled in several servers, paging
- * back and forth, Reveal) costs a lookup instead of a parse of uploader-written text (security review
- * H2). A rendering depends only on the description, the site and the room it was cut to, so it is the
- * same for every server and channel and a shared one reveals nothing; the gates decide before it is
- * asked whether a description shows at all.
+ * back and forth, Reveal) costs a lookup instead of a parse of uploader-written text, which a hostile
+ * uploader can make as long and as awkward as the board allows. A rendering depends only on the
+ * description, the site and the room it was cut to, so it is the same for every server and channel and a
+ * shared one reveals nothing; the gates decide before it is asked whether a description shows at all.
  */
 export interface DescriptionMemo {
   /** The description of `image` rendered for `site` within `room`: remembered, or `render()`ed now. */

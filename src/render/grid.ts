@@ -9,10 +9,10 @@
  * listed without a picture; a processing image is listed without a picture. In a spoiler channel every
  * picture is behind the spoiler.
  *
- * Every listed image carries its credit and sources (non-negotiable 1, security review N11): its line
- * holds the credit (linked where there is room, else the names, at least the first and a count of the
- * rest) and the first source with a count of the others; its full card is one pick away. When the text
- * budget cannot hold that for every image, fewer are listed and pictured (a picture never goes out
+ * Every listed image carries its credit and sources (no picture goes out without them, a tile neither):
+ * its line holds the credit (linked where there is room, else the names, at least the first and a count
+ * of the rest) and the first source with a count of the others; its full card is one pick away. When the
+ * text budget cannot hold that for every image, fewer are listed and pictured (a picture never goes out
  * without its sources), and a last line counts the rest of the page (`Grid.unlisted`).
  */
 import {

@@ -1,6 +1,7 @@
 /**
- * Discord's message and embed limits (Discord's documentation, as ../shared/discord/README.md gives them), met by truncation so that a
- * long board text is never the cause of an API error. `fitEmbeds` is the last guard before sending.
+ * Discord's message and embed limits (docs/discord-platform.md, "Message and embed limits" and
+ * "Components V2"), met by truncation so that a long board text is never the cause of an API error.
+ * `fitEmbeds` is the last guard before sending.
  */
 import { embedLength as discordEmbedLength, type APIEmbed, type APIEmbedField } from 'discord.js';
 import { truncateMarkdown } from './discord-text.js';

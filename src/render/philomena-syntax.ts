@@ -29,7 +29,8 @@ const URL_TRAILING = new Set('.,:;!?\'"*_~|');
 /**
  * Trailing punctuation is not part of a bare URL (`see https://x.org/a.`), unless a `)` is balanced.
  * The brackets are counted once and the counts kept up to date while trimming: counting them again for
- * each trailing `)` took 2 s on a 12,000-character `https://a.bc/))))…` (security review H2).
+ * each trailing `)` took 2 s on a 12,000-character `https://a.bc/))))…`, which any uploader can put in a
+ * description to stall the bot.
  */
 export function trimUrl(url: string): string {
   let opens = 0;

@@ -4,8 +4,8 @@
  *
  * Outside age-restricted channels the card keeps to the name, category, count, link and the gated
  * example: descriptions, aliases and implications are board text about the tag (for a rating tag or an
- * adult tag, adult text), and the spoiler image is a picture any board staff member can set (security
- * review L5). The tag's name is shown: the member typed it. A spoiler channel is a plain channel for
+ * adult tag, adult text), and the spoiler image is a picture any board staff member can set, whatever
+ * its rating. The tag's name is shown: the member typed it. A spoiler channel is a plain channel for
  * that, and an embed cannot spoiler a picture, so there the card carries none: the example is linked,
  * credited and sourced, its picture one click away.
  */

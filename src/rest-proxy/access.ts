@@ -1,5 +1,5 @@
 /**
- * Whom the REST proxy relays for (review N9). Anyone who can reach the proxy could otherwise send requests
+ * Whom the REST proxy relays for, and why. Anyone who can reach the proxy could otherwise send requests
  * through it under their own tokens, sharing the bots' rate-limit state with them and spending the host's IP
  * reputation (Discord bans an address after too many invalid requests). So the proxy relays only:
  *

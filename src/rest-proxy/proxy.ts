@@ -4,7 +4,7 @@
  * of each learning them alone and, together, going over. Each process points DISCORD_API_URL at it; the
  * proxy forwards each request with the caller's own Authorization header.
  *
- * It relays only for its own bots (review N9; the rule is in access.ts): requests carrying one of the
+ * It relays only for its own bots (the rule, and why, is in access.ts): requests carrying one of the
  * configured tokens, and the interaction routes of those bots' applications, which carry no
  * Authorization. Everything else is answered 401 here and never reaches Discord. The tokens are held only
  * to compare with and, once each, to ask Discord for the token's application id.

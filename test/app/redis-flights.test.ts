@@ -1,5 +1,5 @@
 /**
- * Identical requests of two processes make one board call (src/shared/redis-flights.ts under the response
+ * Identical requests of two processes make one board call (src/redis/redis-flights.ts under the response
  * cache's `flights`): two client registries ("two processes", each with its own store connection, as
  * main.ts wires them) share one real redis-server and one local board that counts what arrives and
  * answers slowly, so the requests overlap. A 404 is shared too; a failure lets the other process ask; with
@@ -11,8 +11,8 @@ import { createLogger } from '../../src/logger.js';
 import { NotFoundError, SiteUnavailableError } from '../../src/philomena/errors.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
-import { createRedisFlights } from '../../src/shared/redis-flights.js';
-import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
+import { createRedisFlights } from '../../src/redis/redis-flights.js';
+import { redisClientOfStore } from '../../src/redis/scripts.js';
 import { createStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { useRedisProcesses } from '../support/redis.js';

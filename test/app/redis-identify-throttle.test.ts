@@ -1,13 +1,13 @@
 /**
- * The identify throttle shared through a real redis-server (src/shared/redis-identify-throttle.ts): two
+ * The identify throttle shared through a real redis-server (src/redis/redis-identify-throttle.ts): two
  * throttles on two store connections stand for two bot processes. One IDENTIFY per bucket per window
  * across both; buckets apart do not wait on each other; an abort ends the wait; Redis away, each process
  * spaces its own identifies and says so once. Windows are short and only the order is asserted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createRedisIdentifyThrottle } from '../../src/shared/redis-identify-throttle.js';
-import { redisClientOfStore } from '../../src/shared/redis-site-state.js';
+import { createRedisIdentifyThrottle } from '../../src/redis/redis-identify-throttle.js';
+import { redisClientOfStore } from '../../src/redis/scripts.js';
 import { closeStore, createStore } from '../../src/store/index.js';
 import { parseLogLines } from '../support/harness.js';
 import { startRedis, type TestRedis } from '../support/redis.js';

@@ -1,5 +1,5 @@
 /**
- * The REST proxy's rule of whom it relays for (src/rest-proxy/access.ts, review N9) and its environment
+ * The REST proxy's rule of whom it relays for (src/rest-proxy/access.ts) and its environment
  * (src/rest-proxy/config.ts): the token check, the token-in-path routes a request without Authorization may
  * take, the bots' application ids, and the checks before it starts.
  */

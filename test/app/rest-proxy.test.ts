@@ -2,8 +2,9 @@
  * The shared Discord REST proxy (`npm run rest-proxy`, src/rest-proxy/proxy.ts) in front of the local
  * Discord: requests reach Discord with the caller's own token, a 429 comes back to the caller (whose REST
  * client waits and retries) instead of being retried by the proxy, and the real bot process, pointed at
- * the proxy with DISCORD_API_URL, answers commands through it. It relays only for its own bots (review N9):
- * their tokens, and without Authorization only their interaction routes; the rest is 401 from the proxy.
+ * the proxy with DISCORD_API_URL, answers commands through it. It relays only for its own bots (so no
+ * stranger spends their rate limits and the host's IP reputation): their tokens, and without
+ * Authorization only their interaction routes; the rest is 401 from the proxy.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

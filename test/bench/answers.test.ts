@@ -1,7 +1,7 @@
 /**
  * The benches' answer classifier (bench/answers.ts) against what the bot really sends: cards built by the
  * product's own renderers and `cardMessage` (the one place that picks a card's form), shaped for the wire
- * by the runtime's `outgoing`, and the member's error texts of commands/shared/user-errors.ts. A new card
+ * by the runtime's `outgoing`, and the member's error texts of commands/shared/error-texts.ts. A new card
  * form, or a changed error text, breaks this before it quietly skews a bench (issue 18: a Components V2
  * card, a video, once counted as "other answers" and failed the bot bench's goal).
  */
@@ -9,7 +9,7 @@ import { MessageFlags } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { cardsIn, classifyAnswer } from '../../bench/answers.js';
 import { cardMessage } from '../../commands/shared/show-image.js';
-import { userErrorText } from '../../commands/shared/user-errors.js';
+import { userErrorText } from '../../commands/shared/error-texts.js';
 import { outgoing } from '../../src/discord/acks.js';
 import type { MessageBody } from '../../src/discord/contract.js';
 import { NotFoundError, SiteBlockedError, SiteUnavailableError } from '../../src/errors.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/discord/contract.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { IDS } from '../fakes/philomena/index.js';
 import {
   fakeInteraction,

@@ -1,8 +1,8 @@
 /**
  * The owner of a search or reverse-search state is stored with the state and compared on every click
- * (review L7). Discord refuses custom_ids that are not on the message, but the custom_id is still written
- * by a client: a click that names the clicker as owner while carrying another member's token must not page
- * that member's results.
+ * (not read from the custom_id alone). Discord refuses custom_ids that are not on the message, but the
+ * custom_id is still written by a client: a click that names the clicker as owner while carrying another
+ * member's token must not page that member's results.
  */
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { reverseButtons } from '../../commands/reverse/results.js';
 import { encodeSearchButton, SEARCH_STATE_KIND } from '../../commands/search/codec.js';
 import { searchButtons } from '../../commands/search/paging.js';
 import { createInteractionState } from '../../src/discord/button-state.js';
-import { UserFacingError } from '../../src/discord/user-error.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { knownSite } from '../../src/philomena/sites.js';
 
 const SITE = knownSite('derpibooru')!;

@@ -1,6 +1,7 @@
 /**
- * Feeds and who may see what, end to end (the real bot, the local Discord and board): the review findings
- * N3, N5 and N7 of 2026-11-26.
+ * Feeds and who may see what, end to end (the real bot, the local Discord and board). The test names keep
+ * the labels an outside security review (2026-11-26) gave these cases: N3 lost channels, N5 where a new
+ * feed starts, N7 Manage Server.
  *
  * - feeds of a server the bot is not in: Discord answers 403 to every read of their channels, so each
  *   feed is read once and paused, never again at every tick (403s count toward Discord's IP ban);

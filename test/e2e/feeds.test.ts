@@ -226,7 +226,8 @@ describe('what a feed posts', () => {
     const sent = posts(harness, plain);
     expect(sent.slice(0, 3).map(imageIdOf)).toEqual(ids.slice(0, 3));
     expect(sent).toHaveLength(4);
-    // The link in <...>: Discord builds no preview of its own for a board page (review finding N6).
+    // The link in <...>: Discord builds no preview of its own for a board page (docs/discord-platform.md,
+    // "Link previews").
     expect(sent[3]?.content).toMatch(/^…and 2 more new images for `feedtag`: <http\S+\/search\?q=[^\s<>]+>$/);
     await nextRound(harness);
     expect(posts(harness, plain)).toHaveLength(4);

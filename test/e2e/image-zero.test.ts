@@ -1,6 +1,6 @@
 /**
  * Image 0 exists (Derpibooru's first upload): the link recogniser accepts it, so every path treats it as
- * an id like any other (review L4). It used to reach the client's positive-id check and fail as an
+ * an id like any other. It used to reach the client's positive-id check and fail as an
  * internal error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The board key never travels with text a member wrote (review H1): Philomena runs a query with the rights
+ * The board key never travels with text a member wrote: Philomena runs a query with the rights
  * of the key's owner, so `my:upvotes`, `my:uploads` (anonymous uploads included), `my:hidden` and, with a
  * staff key, `ip:` or `fingerprint:` would read the owner's private data for any member. Searches, the tag
  * card's example search and reverse searches go anonymously, with the server's filter as `filter_id`.

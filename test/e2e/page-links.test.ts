@@ -77,7 +77,8 @@ describe('tag and search links', () => {
   });
 
   it('GIVEN links to a forum topic and to a post in a plain channel THEN their cards: the forum, the author, the figures and the link, no title or excerpt', async () => {
-    // Changed on purpose (security review N10): forum words are members' own, which no rating covers.
+    // Changed on purpose (page words follow the pictures): forum words are members' own, which no rating
+    // covers.
     const topic = await replyTo(`${h.booru.url}/forums/${FORUM.dis}/topics/${FORUM.botTopic}`);
     expect(String(topic?.embeds[0]?.['url'])).toContain(`/forums/${FORUM.dis}/topics/`);
     expect(String(topic?.embeds[0]?.['description'])).toMatch(/posts/);
@@ -114,7 +115,7 @@ describe('tag and search links', () => {
     expect(String(reply?.embeds[0]?.['url'])).toContain(`/galleries/${GALLERY_IDS.fixtureFirst}`);
     expect(String(reply?.embeds[0]?.['description'])).toMatch(/^by \*\*.+\*\*/);
     expect(reply?.embeds.length).toBeGreaterThanOrEqual(1);
-    // Its cover is not on this board: its words follow a cover that cannot be shown (N10), so none.
+    // Its cover is not on this board: its words follow a cover that cannot be shown, so none.
     expect(reply?.embeds[0]?.['title']).toBe(`Gallery ${GALLERY_IDS.fixtureFirst}`);
     const owner = await replyTo(`${h.booru.url}/galleries/${GALLERY_IDS.owner}`);
     expect(owner?.embeds[0]?.['title']).toBe('Bot owner favourites');

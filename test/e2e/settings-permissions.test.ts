@@ -1,7 +1,7 @@
 /**
  * `/settings show` says where the bot lacks what it needs, channel by channel, and what each missing
  * permission costs; Manage Messages is spelled out, since without it a board link's own preview shows its
- * picture whatever the rating. Channels are named by mention alone (review N7): an admin may not be able
+ * picture whatever the rating. Channels are named by mention alone: an admin may not be able
  * to see every channel, and Discord shows a mention's name only to those who can.
  */
 import { PermissionFlagsBits } from 'discord.js';

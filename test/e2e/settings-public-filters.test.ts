@@ -1,9 +1,9 @@
 /**
- * `/settings filter` takes only system and public filters (review H1). The bot looks a filter up without
- * the API key, so the key owner's private filters look like anybody's: the board answers 404, as Philomena
- * does for a filter the caller cannot see. A server admin can neither use them nor read them by trying ids,
- * and is told how to make their own filter usable. When the board is busy or down, the admin is told that,
- * not that the filter is private.
+ * `/settings filter` takes only system and public filters (never the key owner's private ones). The bot
+ * looks a filter up without the API key, so the key owner's private filters look like anybody's: the
+ * board answers 404, as Philomena does for a filter the caller cannot see. A server admin can neither use
+ * them nor read them by trying ids, and is told how to make their own filter usable. When the board is
+ * busy or down, the admin is told that, not that the filter is private.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAKE_KEY, FILTER_IDS } from '../fakes/philomena/index.js';

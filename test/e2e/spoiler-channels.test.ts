@@ -128,7 +128,7 @@ describe('commands in a spoiler channel', () => {
       .split('\n')
       .filter((line) => /^\d+\. \[/.test(line));
     expect(lines.length).toBeGreaterThanOrEqual(items.length);
-    // Each line carries its image's first source as the board has it, and a count of the others (N11).
+    // Each line carries its image's first source as the board has it, and a count of the others.
     for (const line of lines) {
       const id = Number(/^\d+\. \[\\?#(\d+)\]/.exec(line)?.[1]);
       const response = await fetch(`${h.booru.url}/api/v1/json/images/${id}`);

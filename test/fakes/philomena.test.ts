@@ -1,6 +1,6 @@
 /**
  * The local Philomena, checked over plain HTTP (undici `request`), endpoint by endpoint and behaviour by
- * behaviour, against ../shared/philomena-behaviour.md. The project's zod schemas must also parse every
+ * behaviour, against docs/board-behaviour.md. The project's zod schemas must also parse every
  * kind of answer, so the fake never drifts from what the client accepts.
  */
 import { createHash } from 'node:crypto';

@@ -172,7 +172,7 @@ describe('reverse search on a failing board', () => {
       expect(failed.kind).toBe('error');
       expect(failed.message.content).toMatch(DOWN);
       // By URL the board downloads the member's link, by file it analyses the member's picture: one
-      // attempt each (their time is the member's, reviews M3 and N4), and a file is never uploaded twice.
+      // attempt each (their time is the member's, not the site's fault), and a file is never uploaded twice.
       expect(boardCalls(h.booru, mark, `${API}/search/reverse`)).toBe(1);
       if (by === 'file') {
         const sizes = boardRequests(h.booru, mark, `${API}/search/reverse`).map((r) => r.body.length);

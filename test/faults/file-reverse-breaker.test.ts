@@ -1,6 +1,6 @@
 /**
- * Review N4 (M3's residual, its scratch experiment S5): a reverse search by FILE has the board analyse the
- * member's picture before it answers, so its time is the member's choice, as a URL's is. It gets what the
+ * A reverse search by FILE has the board analyse the member's picture before it answers, so its time is
+ * the member's choice, as a URL's is (member-caused-faults.test.ts). It gets what the
  * URL search got: one attempt (a retry would upload the file again), its own timeout, and no timeout or
  * reset of it counted by the breaker; so two slow file searches cannot open the breaker for every server.
  *

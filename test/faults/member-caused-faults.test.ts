@@ -1,7 +1,7 @@
 /**
- * Reverse search costs the board more than anything else, and part of that cost is the member's
- * (review M3, M4): with `/reverse url:` the board downloads the member's URL, so a slow URL must not open
- * the site's circuit breaker for every server, and each member has one reverse search in flight at most.
+ * Reverse search costs the board more than anything else, and part of that cost is the member's: with
+ * `/reverse url:` the board downloads the member's URL, so a slow URL must not open the site's circuit
+ * breaker for every server, and each member has one reverse search in flight at most.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSourceOnAttachment } from '../support/messages.js';

@@ -1,10 +1,10 @@
 /**
- * A store that cannot be read fails closed (review M5, L13): for a server this process has not read or
- * written lately, a command says the server's settings could not be read and does nothing with the
- * defaults, and an unfurl does not happen; for a server it has, it goes on with the last confirmed
- * settings (never the defaults). A change or a reset is never confirmed nor written over the record. The
- * store is the bot's own keyv over memory://, whose Map is made to fail for the settings rows, as a broken
- * database would; "another process" wrote a record straight into the store.
+ * A store that cannot be read fails closed (the server's filter must never silently drop): for a server
+ * this process has not read or written lately, a command says the server's settings could not be read
+ * and does nothing with the defaults, and an unfurl does not happen; for a server it has, it goes on with
+ * the last confirmed settings (never the defaults). A change or a reset is never confirmed nor written
+ * over the record. The store is the bot's own keyv over memory://, whose Map is made to fail for the
+ * settings rows, as a broken database would; "another process" wrote a record straight into the store.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';

@@ -60,7 +60,7 @@ export const NASTY_PIECES = [
   '![i](http://evil.test/p.png)',
   '>>1',
   '>>101t',
-  // URLs followed by closing brackets and punctuation, in every link form (review H2).
+  // URLs followed by closing brackets and punctuation, in every link form (trimming them was once quadratic).
   'https://a.bc/)))',
   'https://a.bc/...',
   'https://a.bc/]]]',
@@ -226,7 +226,7 @@ function makeLookAlikes(host: string): fc.Arbitrary<string> {
  * closing brackets or punctuation after a URL in every link form the renderer knows (bare, `www.`,
  * Markdown, Textile, autolink), long runs of openers, unclosed markers of every kind, and line shapes
  * that make a backtracking regex retry. Descriptions on the board reach 50,000 characters; a shape that
- * costs more than linear time in its length stalls the bot for everyone (security review H2).
+ * costs more than linear time in its length stalls the bot for everyone.
  */
 export const PATHOLOGICAL_SHAPES: readonly { readonly name: string; readonly make: (n: number) => string }[] =
   [

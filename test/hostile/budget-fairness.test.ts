@@ -1,5 +1,5 @@
 /**
- * One member cannot use up the search budget every server shares (review M2). With the board's real
+ * One member cannot use up the search budget every server shares. With the board's real
  * budget (20 searches per 10 s per site), one member typing 40 different prefixes used to fill the search
  * window and push another member's /search back by about 10 s. Autocomplete now gets a small fixed share
  * of the window and answers with no choices rather than queueing, so the other member's search finds the

@@ -1,7 +1,7 @@
 /**
  * The invariants every hostile-input property checks, written against Discord's documented behaviour
- * (../../../shared/discord/README.md), not against the bot's own constants: a check that imported the
- * limits from src/ would pass whatever those limits said.
+ * (docs/discord-platform.md, "Message and embed limits"), not against the bot's own constants: a check
+ * that imported the limits from src/ would pass whatever those limits said.
  *
  * Each function returns a list of problems (empty when all is well), so a failing property prints what
  * broke, where, and the offending text.

@@ -678,7 +678,7 @@ describe('Components V2 renderers over hostile board images', () => {
               !img.tag_ids.some((id) => hidden.has(id)),
           );
           expect([...grid.shown, ...grid.unlisted]).toEqual(mayList.slice(0, 10));
-          // Every listed image on its own line with its first source and a count of the rest (N11).
+          // Every listed image on its own line with its first source and a count of the rest.
           const lines = allText(grid.container).split('\n');
           grid.shown.forEach((shown, i) => {
             const line = lines.find((l) => l.startsWith(`${i + 1}. [#${shown.id}](`)) ?? '';

@@ -1,6 +1,6 @@
 /**
  * Autocomplete calls are one attempt: the answer is due within Discord's 3 s, and a retry would only spend
- * autocomplete's small share of the budget (review M2). Other calls keep the client's retries.
+ * autocomplete's small share of the budget. Other calls keep the client's retries.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPhilomenaClient } from '../../src/philomena/client.js';

@@ -1,6 +1,7 @@
 /**
- * The budget shared fairly (review M2): autocomplete's small share that never queues, round-robin between
- * servers and members, priority classes, and the caps on what one server or member may hold in the queue.
+ * The budget shared fairly (one member must not use up what every server shares): autocomplete's small
+ * share that never queues, round-robin between servers and members, priority classes, and the caps on
+ * what one server or member may hold in the queue.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import {
   DEFAULT_SEARCH,
   isSearchPath,
 } from '../../src/philomena/budget/index.js';
-import { userErrorText } from '../../commands/shared/user-errors.js';
+import { userErrorText } from '../../commands/shared/error-texts.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { fakeClock, flush, type TimerClock } from './timer-clock.js';
 import { mostInAnySpan } from '../support/arrivals.js';

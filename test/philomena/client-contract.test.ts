@@ -45,7 +45,7 @@ interface EndpointCase {
   readonly ttlMs: number | undefined;
 }
 
-/** All 24 endpoints (the contract's 23 and search/filters), each called once. */
+/** All 24 endpoints (the 23 of the API description and search/filters), each called once. */
 const ENDPOINTS: readonly EndpointCase[] = [
   {
     name: 'image',

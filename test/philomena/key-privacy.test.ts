@@ -1,5 +1,5 @@
 /**
- * The key lends the owner's account rights to whatever request carries it (review H1, L1), so only the
+ * The key lends the owner's account rights to whatever request carries it, so only the
  * owner's own calls send it: `userFilters` and `submitImage`. Every read, search, reverse search and
  * filter lookup goes without it, even from a client that has a key.
  */

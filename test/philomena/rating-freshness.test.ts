@@ -1,5 +1,5 @@
 /**
- * A re-rated image must not stay visible where only safe images may show (review M1): the rating is the
+ * A re-rated image must not stay visible where only safe images may show: the rating is the
  * tag list the board sent, and new uploads are often mis-rated and corrected within minutes. Answers that
  * hold an image uploaded in the last 24 h are cached for 1 minute; older images keep the normal lifetimes.
  */

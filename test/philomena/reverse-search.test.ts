@@ -1,5 +1,5 @@
 /**
- * Reverse search (review M3, M4): by URL, the board's wait on a member's URL is not the site's failure;
+ * Reverse search: by URL, the board's wait on a member's URL is not the site's failure;
  * by file, the bytes are streamed to the board from their source, opened only once the budget lets the
  * request go, and a failing source is the caller's error, not the site's.
  */
@@ -81,7 +81,7 @@ async function readingBoard(): Promise<{ served: Served; site: Site }> {
 describe('reverse search by URL (M3)', () => {
   it("GIVEN a board that hangs on members' URLs THEN two searches open no breaker, each is one attempt, and /images/1 still works", async () => {
     booru.inject({ fault: { kind: 'hang' }, path: '/api/v1/json/search/reverse' });
-    // The review's numbers: 5 failures open the breaker, and each search used to be 3 counted attempts.
+    // The breaker's numbers: 5 failures open it, and each search used to be 3 counted attempts.
     const c = client({ transport: { baseDelayMs: 1, reverseUrlTimeoutMs: 50 } });
     for (const n of [1, 2]) {
       const error = await c

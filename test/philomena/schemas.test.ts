@@ -240,7 +240,7 @@ const VISIBLE = {
   wilson_score: 0.5,
 };
 
-describe('the surprises of philomena-behaviour.md', () => {
+describe('the shapes that differ from the description (docs/board-behaviour.md)', () => {
   it('GIVEN a deleted stub and a merged stub THEN both are kind "hidden" with their reason or target', () => {
     const deleted = imageResponseSchema.parse({
       image: {

@@ -3,7 +3,7 @@ import { createLinkRecogniser } from '../../src/philomena/links.js';
 import { SiteUrlError } from '../../src/philomena/errors.js';
 import { isLocalNetworkHost, KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
-/** The table of philomena-behaviour.md ("Sites"). */
+/** The table of docs/board-behaviour.md ("Sites"). */
 const TABLE: readonly [
   id: string,
   name: string,

@@ -1,8 +1,8 @@
 /**
- * Per-request transport options (review M3): one attempt, timeouts that are not the site's, a request's
- * own timeout; streamed bodies (review M4): opened only once the budget slot is granted, sent with a
- * Content-Length or chunked, a failing source reaching the caller untouched; the requester handed to the
- * budget.
+ * Per-request transport options (for requests whose time a member chooses): one attempt, timeouts that
+ * are not the site's, a request's own timeout; streamed bodies (never held whole in memory): opened only
+ * once the budget slot is granted, sent with a Content-Length or chunked, a failing source reaching the
+ * caller untouched; the requester handed to the budget.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -157,7 +157,7 @@ describe('boardMarkdownToDiscord', () => {
   /**
    * Work, not time (machines are noisy): characters read (markdown-it scans with `charCodeAt`) and
    * regular-expression runs are counted while the same shape is converted at two lengths below the input
-   * cap. Linear work doubles; a rescan per character (the quadratic `trimUrl` of review H2 matched every
+   * cap. Linear work doubles; a rescan per character (the old quadratic `trimUrl` matched every
    * bracket of the URL again for each trailing `)`) quadruples.
    */
   it.each(PATHOLOGICAL_SHAPES)(
@@ -170,7 +170,8 @@ describe('boardMarkdownToDiscord', () => {
   );
 
   it('GIVEN a 12,000-character description THEN no more than its first 4,000 characters are read, and the cut shows', () => {
-    // A card shows at most 2,500 characters of board text: reading more is work for nothing (review H2).
+    // A card shows at most 2,500 characters of board text: reading more is work for nothing, and a
+    // hostile uploader's.
     expect(MAX_INPUT).toBeLessThanOrEqual(4_000);
     const input = `${'word '.repeat(800)}LATEMARK ${'word '.repeat(1_600)}`;
     const out = boardMarkdownToDiscord(input, site);

@@ -244,7 +244,8 @@ describe('imageGrid pictures', () => {
 
 describe('imageGrid text', () => {
   it('GIVEN images THEN each line is its number, its page link, its credit and its sources, under the heading, over the footer', () => {
-    // Changed on purpose (security review N11): every line now carries the first source and a count.
+    // Changed on purpose (no picture without its sources, a tile neither): every line now carries the
+    // first source and a count.
     const grid = imageGrid(
       [
         image(1, ['safe', 'artist:alpha', 'colorist:beta'], {

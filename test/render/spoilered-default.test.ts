@@ -1,6 +1,6 @@
 /**
  * `spoilered` left out of a board's image (an older or forked Philomena) reads as spoilered: the filter's
- * hides and spoilers fail closed (review L11). The boards the tests run against always send the field, so
+ * hides and spoilers fail closed. The boards the tests run against always send the field, so
  * nothing else changes for them.
  */
 import { readFileSync } from 'node:fs';

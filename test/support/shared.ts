@@ -11,10 +11,10 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 /** ../shared beside the repository, where the copies come from. */
 export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
 
-/** The recorded responses of the live service (copy of ../shared/fixtures/philomena). */
+/** The recorded responses of the live boards (where each comes from: fixtures/SOURCES.txt). */
 export const PHILOMENA_FIXTURES_DIR = path.join(REPO_ROOT, 'test/fakes/philomena/fixtures');
 
-/** Discord's OpenAPI description (copy of ../shared/discord/openapi.json). */
+/** Discord's OpenAPI description (docs/discord-platform.md, its sources: "[spec]"). */
 export const DISCORD_OPENAPI_FILE = path.join(REPO_ROOT, 'test/fakes/discord/openapi.json');
 
 export function philomenaFixture(name: string): string {

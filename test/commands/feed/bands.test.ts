@@ -1,7 +1,7 @@
 /**
- * searchBands: every feed of a group served from its own cursor (review finding N5), with as few searches
- * as the cursors allow. The board is a sorted list of ids here; the poller's use of it runs against the
- * local board in poller.test.ts.
+ * searchBands: every feed of a group served from its own cursor (a lagging feed must not cost the others
+ * their new images), with as few searches as the cursors allow. The board is a sorted list of ids here;
+ * the poller's use of it runs against the local board in poller.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { searchBands, type BandPage } from '../../../commands/feed/bands.js';

@@ -1,6 +1,7 @@
 /**
  * The feed poller against the local board, with a channel poster the test controls (what Discord says of
- * the channel at each read, what each post does): the review's feed findings of 2026-11-26.
+ * the channel at each read, what each post does). The cases keep the labels an outside security review
+ * (2026-11-26) gave them; each label says here what it stands for:
  *
  * - N1: a channel that stops being age-restricted (or a filter changed) mid-round ends the round before the
  *   next post, and the cursor stays before the image not posted;
@@ -28,7 +29,7 @@ import type { MessageBody } from '../../../src/discord/contract.js';
 import { createLogger } from '../../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../../src/philomena/registry.js';
 import { resolveSite } from '../../../src/philomena/sites.js';
-import { createLocalLeases } from '../../../src/shared/leases.js';
+import { createLocalLeases } from '../../../commands/feed/leases.js';
 import { createStore } from '../../../src/store/index.js';
 import { FILTER_IDS, startFakePhilomena, type FakePhilomena } from '../../fakes/philomena/index.js';
 import { createMovableClock } from '../../support/clock.js';

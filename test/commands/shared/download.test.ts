@@ -10,8 +10,8 @@ import {
   readAll,
   type DownloaderOptions,
 } from '../../../commands/shared/download.js';
-import { userErrorText } from '../../../commands/shared/user-errors.js';
-import { UserFacingError } from '../../../src/discord/user-error.js';
+import { userErrorText } from '../../../commands/shared/error-texts.js';
+import { UserFacingError } from '../../../src/discord/failures.js';
 
 let servers: Server[] = [];
 /** The origin of the first file server a test starts (the local Discord's, as it were). */

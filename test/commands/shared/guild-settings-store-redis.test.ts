@@ -8,7 +8,7 @@ import { createClient } from '@keyv/redis';
 import type Keyv from 'keyv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGuildSettings, type GuildSettings } from '../../../commands/shared/guild-settings.js';
-import { userErrorText } from '../../../commands/shared/user-errors.js';
+import { userErrorText } from '../../../commands/shared/error-texts.js';
 import { SettingsUnavailableError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/logger.js';
 import {

@@ -1,5 +1,6 @@
 /**
- * Server settings against a real store under stress (review M5, L13): concurrent admins, two processes on
+ * Server settings against a real store under stress (no confirmed change lost, no failure read as the
+ * defaults): concurrent admins, two processes on
  * one SQLite file, a locked database, and a store that fails. Each case is real SQLite through keyv (or
  * keyv over an adapter that throws), never a mock of keyv.
  */

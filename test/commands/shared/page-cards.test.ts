@@ -1,9 +1,9 @@
 /**
- * Page cards follow the pictures (security review N10): a gallery's title, spoiler warning and
- * description show only where its cover's card shows its picture in full, and a comment's excerpt only
- * where its image's card does, under the rating rule and the server's filter; forum titles and post
- * excerpts only in age-restricted channels. Against the local Philomena, through the real client (a
- * fresh one per case, so no cache carries one case's board into the next).
+ * Page cards follow the pictures (words about an adult picture are adult text): a gallery's title,
+ * spoiler warning and description show only where its cover's card shows its picture in full, and a
+ * comment's excerpt only where its image's card does, under the rating rule and the server's filter;
+ * forum titles and post excerpts only in age-restricted channels. Against the local Philomena, through the
+ * real client (a fresh one per case, so no cache carries one case's board into the next).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentCards, galleryCards, tagCardEmbed, topicCard } from '../../../commands/shared/page-cards.js';

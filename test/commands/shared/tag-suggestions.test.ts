@@ -1,6 +1,6 @@
 /**
- * Tag autocomplete outside age-restricted channels (review L5): no rating tag but `safe`, and no tag that
- * implies one, is offered with its count; inside them, every tag as before.
+ * Tag autocomplete outside age-restricted channels (no adult text there): no rating tag but `safe`, and
+ * no tag that implies one, is offered with its count; inside them, every tag as before.
  */
 import { describe, expect, it } from 'vitest';
 import { suggestTags } from '../../../commands/shared/tag-suggestions.js';

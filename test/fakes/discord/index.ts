@@ -83,8 +83,8 @@
  *
  * Timing rules: an interaction callback later than `answerWindowMs` (default 3000) is refused with
  * 404 10062 Unknown interaction; a second callback with 400 40060; webhook calls after `tokenLifetimeMs`
- * (15 min) with 401 50027. Bodies are checked against its copy of Discord's OpenAPI description (openapi.json, from ../shared/discord) plus the
- * documented limits (see validate.ts).
+ * (15 min) with 401 50027. Bodies are checked against its copy of Discord's OpenAPI description
+ * (openapi.json) plus the documented limits (see validate.ts; docs/discord-platform.md).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';

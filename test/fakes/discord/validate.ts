@@ -1,8 +1,8 @@
 /**
  * What real Discord would reject in a request body: first Discord's own OpenAPI description (compiled
  * with Ajv), then the documented limits the description leaves out or states more loosely (see
- * ../shared/discord/README.md). Each problem is one `Issue` with the body path it concerns, so the
- * REST layer can answer with Discord's `50035 Invalid Form Body` error shape.
+ * docs/discord-platform.md, "Message and embed limits"). Each problem is one `Issue` with the body path
+ * it concerns, so the REST layer can answer with Discord's `50035 Invalid Form Body` error shape.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -224,10 +224,10 @@ function mostSpecific(errors: readonly ErrorObject[]): ErrorObject[] {
 }
 
 /**
- * Where Discord's documentation and the OpenAPI description disagree, the documentation wins (see the
- * README): `default_member_permissions` is documented as a string bit set (what discord.js sends) while
- * the description types it as an integer. Discord accepts both, so a digit string is checked as the
- * integer it stands for.
+ * Where Discord's documentation and the OpenAPI description disagree, the documentation wins (see
+ * docs/discord-platform.md, its sources): `default_member_permissions` is documented as a string bit set
+ * (what discord.js sends) while the description types it as an integer. Discord accepts both, so a digit
+ * string is checked as the integer it stands for.
  */
 function documentedForm(name: SchemaName, body: unknown): unknown {
   if (name !== 'ApplicationCommandCreateRequest' && name !== 'ApplicationCommandUpdateRequest') return body;

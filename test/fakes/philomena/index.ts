@@ -9,7 +9,8 @@
  * await booru.close();
  * ```
  *
- * Behaviour (see ../../../../shared/philomena-behaviour.md, which it follows):
+ * Behaviour (docs/board-behaviour.md, which it follows: "Errors, situation by situation", "Lists and paging",
+ * "What a search shows, and what a single image shows", "Image files"):
  * - All 23 API endpoints plus `GET /search/filters` and `GET /search` (alias of `/search/images`).
  * - Errors: Derpibooru style (default) answers unknown things with an empty 404; `upstream` with
  *   `{"error":"Not found"}`. Non-numeric ids: 400 `{"error":"Bad Request"}`. Bad query: 400 with the

@@ -1,7 +1,7 @@
 /**
  * The local Philomena: a node:http server on 127.0.0.1 that answers the JSON API like Derpibooru 1.2 (or
  * upstream master, `errorStyle: 'upstream'`) does, serves its own image files under `/img/...`, records
- * every request and lets a test inject faults. Behaviour follows ../../../../shared/philomena-behaviour.md.
+ * every request and lets a test inject faults. Behaviour follows docs/board-behaviour.md.
  *
  * This file owns startup, the board every route shares (board-context.ts), reading requests, the router
  * and faults; the endpoints live by resource in `routes/`.

@@ -150,7 +150,7 @@ export function imageEndpoints(
         ttlMs: (result: Page<Image>) => ratingLifetime(lifetimes.reverseSearch, result.items),
       };
       // By file the board analyses the member's picture before it answers (the whole image decoded;
-      // ffmpeg for GIF and WebM), so its time is the member's choice as much as a URL's (review N4): one
+      // ffmpeg for GIF and WebM), so its time is the member's choice as much as a URL's: one
       // attempt (a retry would upload the file again), its own generous timeout, and only the board's
       // answers (5xx, 429, 501) counted against the site, never a timeout or a reset.
       const fileTransport = {
@@ -168,7 +168,7 @@ export function imageEndpoints(
             // The board downloads the member's URL before it answers, and a member can make that as slow
             // as they like: one attempt, with its own timeout, and no timeout or network error of it
             // counted against the site (a 5xx still is). Otherwise two slow URLs open the breaker for
-            // every server (review M3).
+            // every server.
             transport: { retry: false, countTimeouts: false, timeoutMs: options.reverseUrlTimeoutMs },
           },
           callOptions,
