@@ -132,6 +132,30 @@ describe('one board budget across processes (Redis)', () => {
     await expect(search(a)).resolves.toMatchObject({ total: 0 });
   }, 10_000);
 
+  it('GIVEN one process filled the window just before Redis stopped THEN the other grants nothing alone until that window has passed: the board never sees more than the limit', async () => {
+    const { site, arrivals } = await board();
+    const a = await processOn(site, 'process-a');
+    const b = await processOn(site, 'process-b');
+    // A takes the whole shared window; B has nothing in its own windows.
+    expect((await burst([a], LIMIT)).served).toBe(LIMIT);
+    const aLast = Math.max(...arrivals.map((x) => x.at));
+    await processes.redis.shutdown();
+    try {
+      await burst([b], 2);
+    } finally {
+      await processes.redis.start();
+    }
+    // Alone, B would have added its quarter to A's full window (5 in 500 ms against 4).
+    expect(
+      mostInAnySpan(
+        arrivals.map((x) => x.at),
+        WINDOW_MS,
+      ),
+    ).toBeLessThanOrEqual(LIMIT);
+    const bFirst = Math.min(...arrivals.filter((x) => x.from === b.name).map((x) => x.at));
+    expect(bFirst - aLast).toBeGreaterThanOrEqual(WINDOW_MS);
+  });
+
   it('GIVEN Redis stops mid-way THEN both keep serving within a quarter of the budget each, one log line each', async () => {
     const { site, arrivals } = await board();
     const a = await processOn(site, 'process-a');

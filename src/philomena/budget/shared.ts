@@ -8,13 +8,18 @@
  * The fallback share: when the backend fails or does not answer within `timeoutMs`, the process keeps to
  * `SHARED_FALLBACK_SHARE` of each window on its own (and still asks the backend with each grant), and
  * keeps to it until the slots it granted alone have left their windows, so a few processes together stay
- * within the site's limits while it is away.
+ * within the site's limits while it is away. It grants nothing alone for one window after the backend was
+ * lost: the slots other processes were granted just before are unknown to it, and one process alone could
+ * otherwise add its share to a window the others had filled (seen: 37 requests in 5 s against 30).
  */
 import type { SharedSlots, SharedTake, SharedWindow, SharedWindowName } from '../shared-state.js';
 import { hasRoom, occupy, vacate, type Occupant, type Window } from './windows.js';
 
 /** With `shared` away, the share of each window (at least one slot) a process keeps to on its own. */
 export const SHARED_FALLBACK_SHARE = 0.25;
+
+/** Beyond one window after the backend was lost, before a process grants alone: requests still on their way. */
+export const LOST_BACKEND_MARGIN_MS = 500;
 
 /** The slots of `window` a process may hold while it serves on its own. */
 export function ownShare(window: Window): number {
@@ -120,6 +125,8 @@ export function createSharedBudget(options: SharedBudgetOptions): SharedBudget {
   let asking = false;
   /** The last ask failed: the process keeps to its own share. */
   let alone = false;
+  /** When the backend was lost (the first failed ask since it last answered). */
+  let lostAt = 0;
   /** Until when a shared window that refused is not asked again. */
   const blockedUntil = new Map<SharedWindowName, number>();
 
@@ -173,9 +180,17 @@ export function createSharedBudget(options: SharedBudgetOptions): SharedBudget {
       const longest = Math.max(...full.map((w) => w.windowMs));
       return { granted: false, retryAfterMs: Math.max(0, Math.min(result.retryAfterMs, longest)) };
     }
-    // The backend is away: this process goes on with its own share of each window.
+    // The backend is away: this process goes on with its own share of each window, once the slots the
+    // others were granted before it went away have left their windows.
+    const at = now();
+    if (!alone) lostAt = at;
     alone = true;
-    options.prune(now());
+    const clearAt = lostAt + Math.max(0, ...list.map((w) => w.windowMs)) + LOST_BACKEND_MARGIN_MS;
+    if (at < clearAt) {
+      for (const { name } of list) blockedUntil.set(name, Math.max(blockedUntil.get(name) ?? 0, clearAt));
+      return { granted: false, retryAfterMs: clearAt - at };
+    }
+    options.prune(at);
     if (fits(windows)) return { granted: true, occupant: occupy(windows, true), sharedId: undefined };
     return { granted: false, retryAfterMs: options.retryAfter(windows) };
   }
