@@ -88,27 +88,19 @@ describe('/feed and Manage Server (N7)', () => {
     const harness = await start();
     const g = harness.discord.guild;
     await addFeed(harness, 'secret staff query', g.channels.ageRestricted);
-    const forMember = await harness.discord
-      .sendAutocomplete({
-        name: 'feed',
-        subcommand: 'remove',
-        options: { feed: '' },
-        focused: 'feed',
-        channel: 'plain',
-        userId: g.memberId,
-      })
-      .autocompleteChoices();
-    expect(forMember).toEqual([]);
-    const forOwner = await harness.discord
-      .sendAutocomplete({
-        name: 'feed',
-        subcommand: 'remove',
-        options: { feed: '' },
-        focused: 'feed',
-        channel: 'plain',
-        userId: g.ownerId,
-      })
-      .autocompleteChoices();
+    const feedChoices = (userId: string) =>
+      harness.discord
+        .sendAutocomplete({
+          name: 'feed',
+          subcommand: 'remove',
+          options: { feed: '' },
+          focused: 'feed',
+          channel: 'plain',
+          userId,
+        })
+        .autocompleteChoices();
+    expect(await feedChoices(g.memberId)).toEqual([]);
+    const forOwner = await feedChoices(g.ownerId);
     expect(forOwner).toHaveLength(1);
     expect(forOwner[0]?.name).toContain('secret staff query');
   });
