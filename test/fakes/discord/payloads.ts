@@ -33,7 +33,7 @@ export type ChannelRef =
  */
 export const IS_SPOILER_CHANNEL_FLAG = 1 << 21;
 
-export const EVERYONE_PERMISSIONS =
+const EVERYONE_PERMISSIONS =
   PermissionFlagsBits.ViewChannel |
   PermissionFlagsBits.SendMessages |
   PermissionFlagsBits.SendMessagesInThreads |
@@ -61,7 +61,7 @@ export const DEFAULT_BOT_PERMISSIONS =
   PermissionFlagsBits.UseExternalEmojis |
   PermissionFlagsBits.ManageMessages;
 
-export const MODERATOR_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageMessages;
+const MODERATOR_PERMISSIONS = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageMessages;
 
 /** What a bot may do in its own DM channel (REST checks). */
 export const DM_APP_PERMISSIONS =
@@ -252,10 +252,6 @@ export function createWorld(options: {
   };
 }
 
-export function defaultMemberId(world: World): string {
-  return world.dmUserId;
-}
-
 export function userOf(world: World, userId: string): SeedUser {
   return world.users.get(userId) ?? { id: userId, username: `user_${userId.slice(-6)}`, bot: false };
 }
@@ -342,7 +338,7 @@ export function memberPermissions(world: World, userId: string): bigint {
   return bits;
 }
 
-export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
+const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
 
 /**
  * The bot's permissions in one channel of the world: its guild-wide permissions less what the channel's
@@ -359,7 +355,7 @@ export function botChannelPermissions(world: World, channelId: string): bigint {
 }
 
 /** The channel's permission_overwrites as Discord sends them (the bot's member overwrite, if any). */
-export function permissionOverwritesPayload(world: World, channelId: string): Record<string, unknown>[] {
+function permissionOverwritesPayload(world: World, channelId: string): Record<string, unknown>[] {
   const denied = world.botDenied.get(channelId);
   return denied === undefined ? [] : [{ id: world.bot.id, type: 1, allow: '0', deny: denied.toString() }];
 }
@@ -687,7 +683,7 @@ export function echoEmbeds(value: unknown): Record<string, unknown>[] {
  * uploaded attachment (its url, proxy_url, content_type and attachment_id; a file component also gets
  * its `name` and `size`).
  */
-export function componentsPayload(
+function componentsPayload(
   components: readonly Record<string, unknown>[],
   attachments: readonly Record<string, unknown>[],
 ): Record<string, unknown>[] {

@@ -53,7 +53,7 @@ interface Route {
 }
 
 /** allowed_mentions that can ping nobody: `{ parse: [] }` with no users/roles and no replied_user. */
-export function isSilentMentions(value: unknown): boolean {
+function isSilentMentions(value: unknown): boolean {
   if (!isRecord(value)) return false;
   const parse = value['parse'];
   const users = value['users'];
