@@ -34,14 +34,21 @@ export default tseslint.config(
     },
   },
   {
+    // No `as` that claims more than the compiler knows (outside data is parsed with zod, a union is narrowed
+    // by a switch or a guard). The few justified ones carry an eslint-disable saying why.
+    files: ['src/**/*.ts', 'commands/**/*.ts', 'scripts/**/*.ts'],
+    rules: { '@typescript-eslint/no-unsafe-type-assertion': 'error' },
+  },
+  {
     // Product files stay small enough to read in one sitting: past about 400 lines of code a file has
     // usually grown a second job (issue 19). Comments and blank lines do not count.
     files: ['src/**/*.ts', 'commands/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // The layers (eslint/layers.js): library, renderers, runtime, features.
-    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    // The layers (eslint/layers.js): library, renderers, runtime, Redis adapters, operations, app, features,
+    // scripts.
+    files: ['src/**/*.ts', 'commands/**/*.ts', 'scripts/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/boundaries': 'error' },
   },

@@ -14,6 +14,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { Options, type ClientOptions, type Collection } from 'discord.js';
 import { createFeatures } from '../commands/index.js';
 import { createBot } from '../src/discord/bot.js';
+import { runtimeOptionsOf } from '../src/runtime-options.js';
 import { discordClientOptions } from '../src/discord/client-options.js';
 import { loadConfig, type RateLimit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
     logger,
   });
   const bot = createBot({
-    config,
+    options: runtimeOptionsOf(config),
     logger,
     store,
     ...createFeatures({ config, logger, store, registry }),

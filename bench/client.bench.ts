@@ -9,7 +9,7 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import { IDS, startFakePhilomena } from '../test/fakes/philomena/index.js';
 import { createResponseCache } from '../src/philomena/cache.js';
-import { createPhilomenaClient, type ManagedPhilomenaClient } from '../src/philomena/client.js';
+import { createPhilomenaClient, type ManagedPhilomenaClient } from '../src/philomena/client/index.js';
 import { resolveSite, type Site } from '../src/philomena/sites.js';
 import { closeStore, createStore } from '../src/store/index.js';
 import { percentile, type Bench, type BenchRow } from './report.js';

@@ -613,7 +613,8 @@ function rowsOf(none: RunFigures, feeds: RunFigures): BenchRow[] {
     },
     {
       group: GROUP,
-      metric: 'other board calls of the poller in that interval (an image read fresh before each plain-channel post)',
+      metric:
+        'other board calls of the poller in that interval (an image read fresh before each plain-channel post)',
       value: f.otherBoardCalls,
     },
     {

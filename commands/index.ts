@@ -8,8 +8,7 @@ import type { Interaction } from 'discord.js';
 import type { Config } from '../src/config.js';
 import type { BackgroundTask, ContextFactory, MessageHandler } from '../src/discord/contract.js';
 import { createLocalLeases, type PollLeases } from './feed/leases.js';
-import { interactionChannel } from '../src/discord/interaction-channels.js';
-import { createInteractionState } from '../src/discord/button-state.js';
+import { createButtonState } from '../src/discord/button-state.js';
 import type { DescribeError } from '../src/discord/failures.js';
 import type { ClientRegistry } from '../src/philomena/registry.js';
 import type { Site } from '../src/philomena/sites.js';
@@ -114,17 +113,18 @@ export function createFeatures(deps: FeatureDeps): Features {
   const now = deps.now ?? Date.now;
   const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
   const settings = createGuildSettings({ store: deps.store, logger });
-  const state = createInteractionState(deps.store);
+  const state = createButtonState(deps.store);
   const download = deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) });
   const reverseGate = createReverseGate();
 
   /** Resolved fresh for every interaction, so a settings change applies at once. */
-  const context: ContextFactory<CommandContext> = async (interaction: Interaction, interactionLogger) => ({
+  const context: ContextFactory<CommandContext> = async (
+    interaction: Interaction,
+    interactionLogger,
+    channel,
+  ) => ({
     logger: interactionLogger,
-    view: await resolveView(
-      { guildId: interaction.guildId, channel: interactionChannel(interaction) },
-      { settings, sites },
-    ),
+    view: await resolveView({ guildId: interaction.guildId, channel }, { settings, sites }),
     registry,
     settings,
     sites,

@@ -2,14 +2,19 @@
  * The layering of the project, kept by lint (`npm test` runs it). Relative imports are resolved to files
  * and checked against the layer of the importing file:
  *
- * - the Philomena library (src/philomena) imports nothing of the app;
- * - renderers (src/render) import only themselves and the library;
- * - the runtime (src/discord) never imports a feature (commands/);
+ * - the Philomena library (src/philomena) imports nothing outside its folder, not even package.json;
+ * - renderers (src/render) import only themselves and the library (no app file: they stay pure);
+ * - the runtime (src/discord) never imports a feature (commands/), a Redis adapter, the app's config
+ *   (src/config.ts: it takes its own options) or the store (src/store: features reach it through ports);
  * - a feature (commands/<feature>) imports no other feature, only commands/shared; commands/shared imports
  *   no feature;
  * - the Redis adapters (src/redis) are handed in by the composition root (src/main.ts): neither the runtime
- *   nor a feature imports them, and they import only the ports they implement (the library's, the
- *   runtime's, a feature's port module in FEATURE_PORTS) and the store, never a feature's handlers.
+ *   nor a feature imports them, and they import only the ports they implement (PORTS: the library's, the
+ *   runtime's, a feature's port module) and the store, never a feature's handlers;
+ * - operations (src/metrics, src/launcher, src/rest-proxy) may import anything but a feature;
+ * - the app (src/*.ts with src/main.ts, the composition root, and src/store) and the scripts (scripts/)
+ *   put the rest together and may import anything; nothing of src/ or commands/ imports a script, a bench
+ *   or a test.
  *
  * Package imports (discord.js, zod, ...) are not the layers' business and are always allowed.
  */
@@ -18,10 +23,24 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 /**
- * A feature's ports that a Redis adapter implements: the port sits with its feature, which owns its
- * meaning, and the adapter imports it from there (it may import nothing else of the feature).
+ * The ports that the Redis adapters implement, each beside the layer that owns its meaning (the library's
+ * shared state, the runtime's identify throttle, a feature's poll leases): an adapter imports these and
+ * nothing else of those layers.
  */
-const FEATURE_PORTS = new Set(['commands/feed/leases.ts']);
+const PORTS = new Set([
+  'src/philomena/shared-state.ts',
+  'src/discord/identify.ts',
+  'commands/feed/leases.ts',
+]);
+
+/** Operations around the bot: they may import anything but a feature. */
+const OPS = ['src/metrics/', 'src/launcher/', 'src/rest-proxy/'];
+
+/** What is not product (src/, commands/): the product never imports it (package.json it may, outside the library). */
+const OUTSIDE_PRODUCT = new Set(['scripts', 'bench', 'test']);
+
+/** The layers that hold a feature's code. */
+const FEATURE_CODE = ['feature', 'shared', 'feature-list'];
 
 /** A file's path relative to the project root, with `/` separators. */
 function relativeOf(file) {
@@ -35,28 +54,36 @@ function layerOf(file) {
   if (rel.startsWith('src/render/')) return { name: 'render' };
   if (rel.startsWith('src/discord/')) return { name: 'runtime' };
   if (rel.startsWith('src/redis/')) return { name: 'redis' };
+  if (OPS.some((folder) => rel.startsWith(folder))) return { name: 'ops' };
+  if (rel.startsWith('src/store/')) return { name: 'store' };
   const feature = /^commands\/([^/]+)\//.exec(rel);
   if (feature) return { name: feature[1] === 'shared' ? 'shared' : 'feature', feature: feature[1] };
   if (rel.startsWith('commands/')) return { name: 'feature-list' };
   if (rel.startsWith('src/')) return { name: 'app' };
+  if (rel.startsWith('scripts/')) return { name: 'scripts' };
+  if (rel.startsWith('bench/')) return { name: 'bench' };
+  if (rel.startsWith('test/')) return { name: 'test' };
   return { name: 'other' };
 }
 
 /** Why `from` may not import `to`, or undefined when it may. */
 function refusal(from, to, target) {
+  // package.json included: the library takes what it needs of the app (its User-Agent) from its options.
+  if (from.name === 'library' && to.name !== 'library')
+    return 'the Philomena library imports nothing outside src/philomena';
+  if (!OUTSIDE_PRODUCT.has(from.name) && OUTSIDE_PRODUCT.has(to.name))
+    return 'the product imports no script, bench or test';
   switch (from.name) {
-    case 'library':
-      if (to.name !== 'library' && !target.endsWith('.json'))
-        return 'the Philomena library imports nothing of the app';
-      return undefined;
     case 'render':
       if (to.name !== 'render' && to.name !== 'library')
         return 'renderers import only renderers and the library';
       return undefined;
     case 'runtime':
-      if (['feature', 'shared', 'feature-list'].includes(to.name))
-        return 'the runtime never imports a feature';
+      if (FEATURE_CODE.includes(to.name)) return 'the runtime never imports a feature';
       if (to.name === 'redis') return 'the runtime never imports a Redis adapter (src/main.ts hands it in)';
+      if (to.name === 'store') return 'the runtime never imports the store (it is handed ports)';
+      if (relativeOf(target) === 'src/config.ts')
+        return "the runtime never imports the app's config (it takes its own options)";
       return undefined;
     case 'feature':
       if (to.name === 'feature' && to.feature !== from.feature)
@@ -72,9 +99,11 @@ function refusal(from, to, target) {
       if (to.name === 'redis') return 'a feature never imports a Redis adapter (src/main.ts hands it in)';
       return undefined;
     case 'redis':
-      if (to.name === 'feature' && FEATURE_PORTS.has(relativeOf(target))) return undefined;
-      if (['feature', 'shared', 'feature-list', 'render'].includes(to.name))
-        return "a Redis adapter imports only the ports it implements and the store, not a feature's code";
+      if (to.name === 'redis' || to.name === 'store' || PORTS.has(relativeOf(target))) return undefined;
+      return 'a Redis adapter imports only the ports it implements and the store';
+    case 'ops':
+      if (FEATURE_CODE.includes(to.name))
+        return 'operations (metrics, launcher, REST proxy) import no feature';
       return undefined;
     default:
       return undefined;
@@ -86,7 +115,7 @@ const boundaries = {
     type: 'problem',
     docs: {
       description:
-        'Keeps the layers: library, renderers, runtime, Redis adapters, features (see eslint/layers.js)',
+        'Keeps the layers: library, renderers, runtime, Redis adapters, operations, app, features (see eslint/layers.js)',
     },
     schema: [],
     messages: { crossed: '{{why}}: {{source}}' },
@@ -110,4 +139,3 @@ const boundaries = {
 };
 
 export const layers = { rules: { boundaries } };
-export { layerOf, refusal };

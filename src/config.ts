@@ -4,12 +4,12 @@
  * risk of a pasted secret in the wrong variable).
  */
 import { z } from 'zod';
+import project from '../package.json' with { type: 'json' };
 import { ConfigError, SiteUrlError } from './errors.js';
 import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
 import { storeUrlProblem } from './store/index.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The words UNFURL takes, any case, as on/off pairs (zod's own list would add y/n and enabled/disabled). */
 const UNFURL_WORDS = [
@@ -48,8 +48,8 @@ const RATE_WINDOW_MAX_MS = 24 * 3_600_000;
  * and 1,000 cards (over 300 messages of links) per server per window is past any real chat: a count beyond
  * these is a typo or a wish to turn the limit off, which `off` says plainly.
  */
-export const COMMAND_RATE_COUNT_MAX = 100;
-export const UNFURL_RATE_COUNT_MAX = 1_000;
+const COMMAND_RATE_COUNT_MAX = 100;
+const UNFURL_RATE_COUNT_MAX = 1_000;
 
 /**
  * `5/10s` (5 per 10 seconds), `10/1m`, `30/60` (seconds when no unit); `0` or `off` turns the limit off
@@ -111,7 +111,7 @@ export const discordApiUrl = z
   );
 
 /** FEED_INTERVAL's bounds: the board's politeness floor, and a day. */
-export const FEED_INTERVAL_MIN_MS = 60_000;
+const FEED_INTERVAL_MIN_MS = 60_000;
 const FEED_INTERVAL_MAX_MS = 24 * 3_600_000;
 const DURATION_PATTERN = /^(\d{1,6})\s*(s|m|h)?$/;
 
@@ -403,4 +403,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     throw new ConfigError(problems);
   }
   return parsed.data;
+}
+
+/**
+ * The bot's User-Agent towards the boards, `philomena-bot/<version> (Discord bot for Philomena image boards)`:
+ * the project's name and version (its package.json) and what it is, so a site's operators can tell who is
+ * calling. The library has a default without a version; the bot passes this one.
+ */
+export function projectUserAgent(): string {
+  return `${project.name}/${project.version} (Discord bot for Philomena image boards)`;
 }

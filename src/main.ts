@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import type Keyv from 'keyv';
 import { pino } from 'pino';
 import { createFeatures } from '../commands/index.js';
+import { USER_ERROR_IDS } from '../commands/shared/error-texts.js';
 import { createBot } from './discord/bot.js';
 import { loginFailure } from './discord/gateway-session.js';
 import { installProcessGuards } from './discord/process-guards.js';
 import { checkBoardSettings } from './startup-checks.js';
-import { loadConfig } from './config.js';
+import { loadConfig, projectUserAgent } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
+import { runtimeOptionsOf } from './runtime-options.js';
 import { createBotMetrics, serveMetrics, type MetricsServer } from './metrics/index.js';
 import { createClientRegistry } from './philomena/registry.js';
 import { createRedisBudgetSlots } from './redis/redis-budget-slots.js';
@@ -66,7 +68,8 @@ async function main(): Promise<void> {
   startStoreSweeper(store, { logger });
 
   // Metrics only when an operator asked for them (METRICS_PORT): their observers go to every layer.
-  const metrics = config.metricsPort === undefined ? undefined : createBotMetrics();
+  const metrics =
+    config.metricsPort === undefined ? undefined : createBotMetrics({ userErrorIds: USER_ERROR_IDS });
   let shuttingDown = false;
   // With a Redis store, every process of the bot shares each site's Retry-After pause, breaker, request
   // budget and in-flight requests (one board call for identical requests of any process) through it, on
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
   // account rights to whatever request carries it (README, "The API key").
   const registry = createClientRegistry({
     defaultSite: config.site,
+    userAgent: projectUserAgent(),
     cache: store,
     logger,
     ...(shared === undefined ? {} : { shared }),
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
     ...(redisClient === undefined ? {} : { leases: createRedisLeases({ client: redisClient, logger }) }),
   });
   const bot = createBot({
-    config,
+    options: runtimeOptionsOf(config),
     logger,
     store,
     ...features,

@@ -6,12 +6,12 @@
  */
 import { NotFoundError } from './errors.js';
 import type { Logger } from './logger.js';
-import type { PhilomenaClient } from './philomena/client-types.js';
+import type { PhilomenaClient } from './philomena/client/types.js';
 
 export const KEY_NOT_USED =
   'BOORU_API_KEY is set but not used: the bot sends no key with any request, so members’ searches never run with your account’s rights (my:upvotes, my:uploads, private filters, staff fields). You can remove it.';
 
-export function filterNotUsable(filterId: number, site: string): string {
+function filterNotUsable(filterId: number, site: string): string {
   return `BOORU_FILTER_ID ${filterId} is not a public or system filter on ${site}: the board ignores it for the bot's anonymous requests and applies its default filter. Make the filter public on the site (Filters → Edit → Public) or choose another.`;
 }
 

@@ -20,13 +20,15 @@ import {
   PermissionsBitField,
   type GuildBasedChannel,
 } from 'discord.js';
-import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
+import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { BadQueryError } from '../../src/philomena/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { escapeInline, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
+import { escapeInline, truncate } from '../../src/render/index.js';
 import { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
+import { textReply } from '../shared/text-reply.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
 import { FeedLimitError, type Feed, type FeedStore, type PauseReason } from './feed-store.js';
@@ -56,13 +58,6 @@ const PAUSE_TEXT: Readonly<Record<PauseReason, string>> = {
   'query-rejected': 'paused: the site refused the query',
 };
 
-function reply(content: string): Reply {
-  return messageReply({
-    content: truncateMarkdown(content, MESSAGE_CONTENT_MAX),
-    embeds: [],
-    components: [],
-  });
-}
 
 /** A query shown inside `code`: backticks cannot close it early. */
 function codeOf(query: string, max = 200): string {
@@ -87,13 +82,15 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     if (id === null) return context.view.site;
     const site =
       context.sites.byId(id) ?? context.sites.all.find((s) => s.name.toLowerCase() === id.toLowerCase());
-    if (site === undefined) throw new UserFacingError('Unknown site: pick one from the list.');
+    if (site === undefined)
+      throw new UserFacingError('feed.unknown-site', 'Unknown site: pick one from the list.');
     return site;
   }
 
   async function feedOf(guildId: string, id: string): Promise<Feed> {
     const feed = (await feeds.list(guildId)).find((f) => f.id === id.trim());
-    if (feed === undefined) throw new UserFacingError('No such feed in this server: see /feed list.');
+    if (feed === undefined)
+      throw new UserFacingError('feed.no-such-feed', 'No such feed in this server: see /feed list.');
     return feed;
   }
 
@@ -108,7 +105,10 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     memberPermissions: Readonly<PermissionsBitField> | null,
   ) {
     if (!(POSTABLE as readonly ChannelType[]).includes(channel.type)) {
-      throw new UserFacingError('A feed posts into a text channel, an announcement channel or a thread.');
+      throw new UserFacingError(
+        'feed.channel-type',
+        'A feed posts into a text channel, an announcement channel or a thread.',
+      );
     }
     const send = [
       channel.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages,
@@ -120,7 +120,9 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       .map(([, name]) => name);
     if (memberMissing.length > 0) {
       throw new UserFacingError(
+        'feed.member-cannot-post',
         `You can't post in <#${channel.id}> yourself (${memberMissing.join(', ')}), so a feed can't either.`,
+        { params: { channel: channel.id, missing: memberMissing.join(', ') } },
       );
     }
     const guild = interaction.guild;
@@ -130,7 +132,9 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const missing = needed.filter(([bit]) => permissions?.has(bit) !== true).map(([, name]) => name);
     if (missing.length > 0) {
       throw new UserFacingError(
+        'feed.bot-cannot-post',
         `I can't post cards in <#${channel.id}>: I need ${missing.join(', ')} there.`,
+        { params: { channel: channel.id, missing: missing.join(', ') } },
       );
     }
   }
@@ -156,7 +160,10 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       return Math.max(matching.items[0]?.id ?? 0, everything.items[0]?.id ?? 0);
     } catch (error) {
       if (error instanceof BadQueryError) {
-        throw new UserFacingError(`${site.name} does not accept that query: ${truncate(error.message, 300)}`);
+        const message = truncate(error.message, 300);
+        throw new UserFacingError('feed.bad-query', `${site.name} does not accept that query: ${message}`, {
+          params: { site: site.name, message },
+        });
       }
       throw error;
     }
@@ -164,7 +171,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
 
   const add: Subcommand = async (interaction, context, guildId) => {
     const query = interaction.options.getString('query', true).trim();
-    if (query === '') throw new UserFacingError('A feed needs a query, e.g. "pony, cute".');
+    if (query === '')
+      throw new UserFacingError('feed.query-needed', 'A feed needs a query, e.g. "pony, cute".');
     const site = siteOf(context, interaction.options.getString('site'));
     // The option's id, looked up in the bot's own cache (the channel as the bot sees it, with its age
     // restriction and the bot's permissions), not Discord's partial copy in the interaction.
@@ -172,7 +180,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const picked = option?.value;
     const channelId = typeof picked === 'string' ? picked : interaction.channelId;
     const channel = interaction.guild?.channels.cache.get(channelId) ?? null;
-    if (channel === null) throw new UserFacingError("I can't see that channel.");
+    if (channel === null) throw new UserFacingError('feed.channel-unseen', "I can't see that channel.");
     const resolved = option?.channel;
     const memberPermissions =
       option === null || option === undefined
@@ -206,7 +214,9 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     } catch (error) {
       if (error instanceof FeedLimitError) {
         throw new UserFacingError(
+          'feed.limit-reached',
           `This server has ${perServer} feeds, the most it may have: remove one first (/feed remove).`,
+          { params: { limit: perServer } },
         );
       }
       throw error;
@@ -214,7 +224,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const rule = ageRestricted
       ? 'It is an age-restricted channel: every rating is posted.'
       : 'It is not an age-restricted channel: only images rated safe are posted there.';
-    return reply(
+    return textReply(
       [
         `Feed \`${feed.id}\` added: new ${escapeInline(site.name)} images matching ${codeOf(query)} go to <#${channel.id}>, checked every ${minutes(intervalMs)}, from now on.`,
         rule,
@@ -224,7 +234,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
 
   const list: Subcommand = async (_interaction, context, guildId) => {
     const all = await feeds.list(guildId);
-    if (all.length === 0) return reply('This server has no feeds. Add one with /feed add.');
+    if (all.length === 0) return textReply('This server has no feeds. Add one with /feed add.');
     const lines = all.map((feed) => {
       const site = context.sites.byId(feed.siteId);
       const last =
@@ -237,14 +247,15 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
           : `${PAUSE_TEXT[feed.paused.reason]}${feed.paused.reason === 'admin' ? '' : ` (${escapeInline(truncate(feed.paused.detail, 150))})`}`;
       return `\`${feed.id}\` <#${feed.channelId}> · ${escapeInline(site?.name ?? feed.siteId)} · ${codeOf(feed.query, 120)} · ${last} · **${state}**`;
     });
-    return reply([`**Feeds of this server** (${all.length} of ${perServer}):`, ...lines].join('\n'));
+    return textReply([`**Feeds of this server** (${all.length} of ${perServer}):`, ...lines].join('\n'));
   };
 
   const remove: Subcommand = async (interaction, _context, guildId) => {
     const id = interaction.options.getString('feed', true);
     const removed = await feeds.remove(guildId, id.trim());
-    if (removed === undefined) throw new UserFacingError('No such feed in this server: see /feed list.');
-    return reply(`Feed \`${removed.id}\` removed: nothing more goes to <#${removed.channelId}> for it.`);
+    if (removed === undefined)
+      throw new UserFacingError('feed.no-such-feed', 'No such feed in this server: see /feed list.');
+    return textReply(`Feed \`${removed.id}\` removed: nothing more goes to <#${removed.channelId}> for it.`);
   };
 
   const pause: Subcommand = async (interaction, context, guildId) => {
@@ -253,16 +264,16 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       ...current,
       paused: { reason: 'admin', detail: 'paused by an admin', at: context.now() },
     }));
-    return reply(`Feed \`${feed.id}\` paused. /feed resume starts it again from where it stopped.`);
+    return textReply(`Feed \`${feed.id}\` paused. /feed resume starts it again from where it stopped.`);
   };
 
   const resume: Subcommand = async (interaction, _context, guildId) => {
     const feed = await feedOf(guildId, interaction.options.getString('feed', true));
-    if (feed.paused === undefined) return reply(`Feed \`${feed.id}\` is running already.`);
+    if (feed.paused === undefined) return textReply(`Feed \`${feed.id}\` is running already.`);
     await feeds.update(guildId, feed.id, (current) => ({ ...current, paused: undefined }));
     // A server the bot had been removed from is polled again from now on.
     await feeds.reindex(guildId);
-    return reply(`Feed \`${feed.id}\` resumed: what was uploaded meanwhile is posted at its next check.`);
+    return textReply(`Feed \`${feed.id}\` resumed: what was uploaded meanwhile is posted at its next check.`);
   };
 
   const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = { add, list, remove, pause, resume };
@@ -312,23 +323,30 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       .addSubcommand((sub) => feedOption(sub.setName('pause'), 'Stop a feed for now'))
       .addSubcommand((sub) => feedOption(sub.setName('resume'), 'Start a paused feed again'))
       .toJSON(),
+    // Discord hides the command from members without Manage Server, but a server can override that. The
+    // runtime also gives no choices to the others: the feed list holds queries and private channels' names.
+    requires: {
+      guild: true,
+      memberPermissions: PermissionFlagsBits.ManageGuild,
+      refusals: {
+        guild: { id: 'feed.server-only', text: 'Feeds belong to a server: use this command in one.' },
+        memberPermissions: {
+          id: 'feed.manage-server',
+          text: 'Only members with the Manage Server permission can manage feeds.',
+        },
+      },
+    },
     ephemeral: () => true,
     async execute(interaction, context) {
-      const guildId = interaction.guildId;
-      if (guildId === null) throw new UserFacingError('Feeds belong to a server: use this command in one.');
-      // Discord hides the command from members without Manage Server, but a server can override that.
-      if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
-        throw new UserFacingError('Only members with the Manage Server permission can manage feeds.');
-      }
+      const guildId = requiredGuildId(interaction);
       const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
-      if (run === undefined) throw new UserFacingError('Unknown feed command.');
+      if (run === undefined) throw new UserFacingError('feed.unknown-subcommand', 'Unknown feed command.');
       return run(interaction, context, guildId);
     },
     async autocomplete(interaction, context): Promise<ApplicationCommandOptionChoiceData[]> {
       const focused = interaction.options.getFocused(true);
-      const guildId = interaction.guildId;
-      // Only members the command would serve: the feed list holds queries and private channels' names.
-      if (guildId === null || !interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) return [];
+      // The runtime asks this only of members `requires` admits.
+      const guildId = requiredGuildId(interaction);
       if (focused.name === 'query') {
         const site = context.sites.byId(interaction.options.getString('site') ?? '') ?? context.view.site;
         return queryChoices(context.registry.client(site), focused.value, {

@@ -51,8 +51,6 @@ import { searchBands, type Band } from './bands.js';
 import type { Feed, FeedStore, PauseReason } from './feed-store.js';
 import { createFeedServer, type Due, type GroupRound } from './serve.js';
 
-export { PROCESSING_WAIT_MS } from './serve.js';
-
 /** The board's page size for feed searches (its maximum). */
 const PAGE = 50;
 /** Searches one group makes per round at most: one per band of cursors (bands.ts); the rest wait. */
@@ -67,7 +65,7 @@ const MAX_ACTIVE_GROUPS = 256;
  * Feed posts per second per process: Discord counts them in the bot's global 50 requests a second, which
  * answers to members share, so feeds keep to a part of it.
  */
-export const FEED_POSTS_PER_SECOND = 10;
+const FEED_POSTS_PER_SECOND = 10;
 
 /** Back-off of a group whose search failed: intervals, doubling per failure in a row, at most this many. */
 const MAX_BACKOFF_INTERVALS = 16;

@@ -18,7 +18,7 @@ import {
 } from '../../src/discord/channel-poster.js';
 import type { MessageBody } from '../../src/discord/contract.js';
 import type { Logger } from '../../src/logger.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import {
@@ -37,7 +37,7 @@ import type { Band } from './bands.js';
 import type { Feed, FeedStore, PauseReason } from './feed-store.js';
 
 /** How long an image still processing holds its feed back before it goes out with the processing card. */
-export const PROCESSING_WAIT_MS = 10 * 60_000;
+const PROCESSING_WAIT_MS = 10 * 60_000;
 
 /** A feed due this round, with what its channel was when the round chose its search. */
 export interface Due {
@@ -80,7 +80,7 @@ export interface FeedServerDeps {
 }
 
 /** Discord nonces are at most 25 characters: a prefix and 24 of a hash. */
-export function nonceOf(kind: 'i' | 'm', feedId: string, id: number): string {
+function nonceOf(kind: 'i' | 'm', feedId: string, id: number): string {
   return kind + createHash('sha256').update(`${feedId}:${id}`).digest('base64url').slice(0, 24);
 }
 
@@ -93,7 +93,7 @@ function searchLink(site: Site, sent: string): string {
  * board page is not the bot's to show) and only whole: where it would not fit Discord's 2,000 characters
  * the line goes without it.
  */
-export function moreLine(site: Site, query: string, sent: string, skipped: number): string {
+function moreLine(site: Site, query: string, sent: string, skipped: number): string {
   const text = `…and ${skipped} more new image${skipped === 1 ? '' : 's'} for \`${escapeInline(truncate(query, 200)).replace(/`/g, "'")}\``;
   const linked = `${text}: <${searchLink(site, sent)}>`;
   return linked.length <= MESSAGE_CONTENT_MAX ? linked : truncate(text, MESSAGE_CONTENT_MAX);
@@ -245,5 +245,3 @@ export function createFeedServer(deps: FeedServerDeps) {
     return posted;
   };
 }
-
-export type ServeFeed = ReturnType<typeof createFeedServer>;

@@ -1,7 +1,6 @@
 import { SlashCommandBuilder } from 'discord.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import { siteOfCode } from '../../src/discord/custom-id.js';
 import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
 import { UserFacingError } from '../../src/discord/failures.js';
@@ -11,11 +10,9 @@ async function reveal(
   args: readonly string[],
   context: CommandContext,
 ): Promise<Reply> {
-  const fields = revealCodec.decode(args);
-  const site =
-    fields === undefined ? undefined : siteOfCode(fields.site, context.sites.all, context.sites.defaultSite);
-  if (fields === undefined || site === undefined) throw new UserFacingError('This button no longer works.');
-  const { imageId } = fields;
+  const fields = revealCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
+  if (fields === undefined) throw new UserFacingError('button.gone', 'This button no longer works.');
+  const { imageId, site } = fields;
   // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds.
   const view = context.view.forSite(site);
   const { fetched, card } = await showImage(context.registry.client(site), imageId, view, context.logger, {
@@ -46,7 +43,10 @@ export const imageCommand = {
       context.view.site,
     );
     if (target === undefined) {
-      throw new UserFacingError('Give an image id (like 1234) or a link to an image on a supported site.');
+      throw new UserFacingError(
+        'image.bad-id',
+        'Give an image id (like 1234) or a link to an image on a supported site.',
+      );
     }
     const view = context.view.forSite(target.site);
     const { fetched, card } = await showImage(

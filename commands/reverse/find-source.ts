@@ -3,10 +3,10 @@ import type { Message } from 'discord.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, fileInput, isMatchableMedia, type PictureFile } from './results.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
+import type { ReverseSearchInput } from '../../src/philomena/client/types.js';
 
 /** The first picture of a message: an attachment (uploaded as a file), else an embed's image or thumbnail. */
-export function firstPicture(
+function firstPicture(
   message: Pick<Message, 'attachments' | 'embeds'>,
 ): (PictureFile & { readonly kind: 'file' }) | { readonly kind: 'url'; readonly url: string } | undefined {
   const attachment = message.attachments.find((a) => isMatchableMedia(a.contentType, a.name));
@@ -37,7 +37,8 @@ export const findSourceCommand = {
   ephemeral: () => true,
   async execute(interaction, context) {
     const picture = firstPicture(interaction.targetMessage);
-    if (picture === undefined) throw new UserFacingError('That message has no picture to search for.');
+    if (picture === undefined)
+      throw new UserFacingError('reverse.no-picture', 'That message has no picture to search for.');
     const input: ReverseSearchInput =
       picture.kind === 'file' ? fileInput(picture, context) : { url: picture.url };
     return answerReverseSearch(interaction.user.id, input, undefined, context);

@@ -4,12 +4,12 @@
  */
 import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
 import { z } from 'zod';
-import { BOARD_UPLOAD_MAX_BYTES } from '../../src/philomena/client.js';
-import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
+import { BOARD_UPLOAD_MAX_BYTES } from '../../src/philomena/client/index.js';
+import type { ReverseSearchInput } from '../../src/philomena/client/types.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
-import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
+import { buttonCodec, encodeTime, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
   buttonRow,
   cardMessage,
@@ -21,7 +21,7 @@ import {
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 
-export const REVERSE_NS = 'rev';
+const REVERSE_NS = 'rev';
 const STATE_KIND = 'reverse';
 /** The matches behind a token, and who asked (checked on every click, not only via the custom_id). */
 const stateSchema = z.object({
@@ -76,16 +76,6 @@ function encodeButton(action: 'prev' | 'next', state: ReversePage): string {
   return reverseButton.encode(action, { ...state, site: siteCode(state.site) });
 }
 
-function decodeButton(
-  args: readonly string[],
-  sites: readonly Site[],
-  configured: Site,
-): ReversePage | undefined {
-  const fields = reverseButton.decode(args);
-  const site = fields === undefined ? undefined : siteOfCode(fields.site, sites, configured);
-  return fields === undefined || site === undefined ? undefined : { ...fields, site };
-}
-
 function navRow(state: ReversePage): ActionRow[] {
   if (state.total <= 1) return [];
   const button = (action: 'prev' | 'next', label: string, disabled: boolean): APIButtonComponent => ({
@@ -110,7 +100,8 @@ async function renderPage(
   form?: CardForm,
 ) {
   const id = ids[state.page - 1];
-  if (id === undefined) throw new UserFacingError('That result is gone. Run the search again.');
+  if (id === undefined)
+    throw new UserFacingError('reverse.result-gone', 'That result is gone. Run the search again.');
   const view = context.view.forSite(state.site);
   const { fetched, card } = await showImage(context.registry.client(state.site), id, view, context.logger, {
     footerExtra: `match ${state.page} of ${state.total}`,
@@ -141,7 +132,7 @@ export async function answerReverseSearch(
       // An upload whose attempt timed out while the file was still coming from Discord: the transport
       // passes the source's timeout on as it is (not the site's fault, so not a SiteUnavailableError).
       if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-        throw new UserFacingError(UPLOAD_TIMED_OUT_TEXT, { cause: error });
+        throw new UserFacingError('reverse.upload-timed-out', UPLOAD_TIMED_OUT_TEXT, { cause: error });
       }
       throw error;
     });
@@ -167,9 +158,12 @@ export function reverseButtons(): Record<string, ButtonHandler> {
     defer: (interaction, args) =>
       reverseButton.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
     async run(interaction, args, context) {
-      const state = decodeButton(args, context.sites.all, context.sites.defaultSite);
+      const state = reverseButton.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
       if (state !== undefined && state.owner !== interaction.user.id) {
-        throw new UserFacingError('Only the person who searched can page through these results.');
+        throw new UserFacingError(
+          'paging.not-owner',
+          'Only the person who searched can page through these results.',
+        );
       }
       const stored =
         state === undefined || context.now() - state.issuedAt > STATE_TTL_MS
@@ -179,7 +173,10 @@ export function reverseButtons(): Record<string, ButtonHandler> {
         return { kind: 'expired', text: 'These results have expired. Run the search again.' };
       }
       if (stored.owner !== interaction.user.id) {
-        throw new UserFacingError('Only the person who searched can page through these results.');
+        throw new UserFacingError(
+          'paging.not-owner',
+          'Only the person who searched can page through these results.',
+        );
       }
       const page =
         action === 'prev' ? Math.max(1, state.page - 1) : Math.min(stored.ids.length, state.page + 1);
@@ -222,10 +219,13 @@ function attachmentKey(url: string): string {
  */
 export function fileInput(file: PictureFile, context: Pick<CommandContext, 'download'>): ReverseSearchInput {
   if (!isMatchableMedia(file.contentType, file.name)) {
-    throw new UserFacingError('That file is not an image the site can match.');
+    throw new UserFacingError('reverse.not-an-image', 'That file is not an image the site can match.');
   }
   if (file.size > REVERSE_MAX_BYTES) {
-    throw new UserFacingError(`That file is too large (at most ${REVERSE_MAX_BYTES / 1_000_000} MB).`);
+    const megabytes = REVERSE_MAX_BYTES / 1_000_000;
+    throw new UserFacingError('file.too-large', `That file is too large (at most ${megabytes} MB).`, {
+      params: { megabytes },
+    });
   }
   return {
     upload: {

@@ -2,7 +2,7 @@ import { SlashCommandBuilder } from 'discord.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { answerReverseSearch, clampDistance, fileInput, reverseButtons } from './results.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import type { ReverseSearchInput } from '../../src/philomena/client-types.js';
+import type { ReverseSearchInput } from '../../src/philomena/client/types.js';
 
 function httpUrl(text: string): string | undefined {
   try {
@@ -37,14 +37,14 @@ export const reverseCommand = {
     const file = interaction.options.getAttachment('file');
     const distance = clampDistance(interaction.options.getNumber('distance'));
     if ((urlText === null) === (file === null)) {
-      throw new UserFacingError('Give either a url or a file (one of them).');
+      throw new UserFacingError('reverse.url-or-file', 'Give either a url or a file (one of them).');
     }
     let input: ReverseSearchInput;
     if (file !== null) {
       input = fileInput(file, context);
     } else {
       const url = httpUrl(urlText ?? '');
-      if (url === undefined) throw new UserFacingError('That is not an http(s) link.');
+      if (url === undefined) throw new UserFacingError('reverse.not-http', 'That is not an http(s) link.');
       input = { url };
     }
     return answerReverseSearch(interaction.user.id, input, distance, context);

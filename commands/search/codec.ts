@@ -7,16 +7,15 @@
  * namespace, fields or their order, nor a sort's code (test/discord/custom-id.test.ts).
  */
 import { z } from 'zod';
-import type { SortDirection, SortField } from '../../src/philomena/client-types.js';
+import type { SortDirection, SortField } from '../../src/philomena/client/types.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { buttonCodec, encodeTime, segment, siteCode, siteOfCode } from '../../src/discord/custom-id.js';
+import { buttonCodec, encodeTime, segment, siteCode } from '../../src/discord/custom-id.js';
 
 export const SORTS = ['newest', 'oldest', 'score', 'wilson', 'faves', 'random', 'relevance'] as const;
 export type Sort = (typeof SORTS)[number];
 
 /** How /search shows its results: a card per page, or a grid of ten. */
 export const VIEWS = ['card', 'grid'] as const;
-export type SearchView = (typeof VIEWS)[number];
 
 const SORT_CODES: Readonly<Record<Sort, string>> = {
   newest: 'n',
@@ -48,7 +47,7 @@ export function sortParams(sort: Sort, seed: number): { sf: SortField; sd: SortD
   }
 }
 
-export const SEARCH_NS = 'srch';
+const SEARCH_NS = 'srch';
 export const SEARCH_STATE_KIND = 'search';
 /**
  * What a search token stands for. The owner is kept with it (not only in the custom_id, which a client
@@ -84,7 +83,7 @@ export const searchButton = buttonCodec<SearchAction, SearchButtonFields>({
       segment.token,
       segment.count,
       segment.count,
-      z.enum(SORTS.map((sort) => SORT_CODES[sort]) as [string, ...string[]]),
+      z.enum(SORTS.map((sort) => SORT_CODES[sort])),
       segment.base36,
       segment.snowflake,
       segment.time,
@@ -130,15 +129,4 @@ export const pickCodec = buttonCodec<'pick', { readonly site: string }>({
 
 export function encodeSearchButton(action: SearchAction, state: SearchPage): string {
   return searchButton.encode(action, { ...state, site: siteCode(state.site) });
-}
-
-/** Undefined when the id is not one of ours or is damaged. */
-export function decodeSearchButton(
-  args: readonly string[],
-  sites: readonly Site[],
-  configured: Site,
-): SearchPage | undefined {
-  const fields = searchButton.decode(args);
-  const site = fields === undefined ? undefined : siteOfCode(fields.site, sites, configured);
-  return fields === undefined || site === undefined ? undefined : { ...fields, site };
 }

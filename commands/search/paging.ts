@@ -16,7 +16,7 @@ import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext, SelectHandler } from '../shared/context.js';
 import type { View } from '../shared/view.js';
-import { siteCode, siteOfCode } from '../../src/discord/custom-id.js';
+import { siteCode } from '../../src/discord/custom-id.js';
 import {
   buttonRow,
   cardContext,
@@ -33,7 +33,6 @@ import { creditsOf } from '../../src/philomena/tags.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import {
-  decodeSearchButton,
   encodeSearchButton,
   pickCodec,
   SEARCH_STATE_KIND,
@@ -169,9 +168,12 @@ export function searchButtons(random: () => number = Math.random): Record<string
       return action === 'pub' ? 'public' : 'update';
     },
     async run(interaction, args, context) {
-      const state = decodeSearchButton(args, context.sites.all, context.sites.defaultSite);
+      const state = searchButton.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
       if (state !== undefined && state.owner !== interaction.user.id) {
-        throw new UserFacingError('Only the person who searched can page through these results.');
+        throw new UserFacingError(
+          'paging.not-owner',
+          'Only the person who searched can page through these results.',
+        );
       }
       // The dead buttons come off the message (a "Post publicly" click has its own new reply instead),
       // and the clicker alone is told why.
@@ -182,7 +184,10 @@ export function searchButtons(random: () => number = Math.random): Record<string
       const stored = await context.state.get(SEARCH_STATE_KIND, state.token, searchStateSchema);
       if (stored === undefined) return expired();
       if (stored.owner !== interaction.user.id) {
-        throw new UserFacingError('Only the person who searched can page through these results.');
+        throw new UserFacingError(
+          'paging.not-owner',
+          'Only the person who searched can page through these results.',
+        );
       }
       const page = targetPage(action, state, random);
       const message = await renderSearchPage(
@@ -211,13 +216,10 @@ export function searchSelects(): Record<string, SelectHandler> {
   const pick: SelectHandler = {
     defer: () => 'ephemeral',
     async run(interaction, args, context) {
-      const fields = pickCodec.decode(args);
-      const site =
-        fields === undefined
-          ? undefined
-          : siteOfCode(fields.site, context.sites.all, context.sites.defaultSite);
+      const site = pickCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite)?.site;
       const id = z.coerce.number().int().nonnegative().safeParse(interaction.values[0]);
-      if (site === undefined || !id.success) throw new UserFacingError('That choice no longer works.');
+      if (site === undefined || !id.success)
+        throw new UserFacingError('search.choice-gone', 'That choice no longer works.');
       const view = context.view.forSite(site);
       const { fetched, card } = await showImage(context.registry.client(site), id.data, view, context.logger);
       return messageReply(cardMessage(card, site, fetched.image.id));

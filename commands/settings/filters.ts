@@ -8,7 +8,7 @@ import { NAMED_TAGS_MAX } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Filter } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { CommandContext } from '../shared/context.js';
@@ -61,12 +61,18 @@ export async function usableFilter(id: number, site: Site, context: CommandConte
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new UserFacingError(
+        'settings.filter-not-public',
         `${escapeMarkdown(site.name)} has no public filter ${id}. If it is your own private filter, ${MAKE_IT_PUBLIC} and try again, or pick a system or public filter.`,
+        { params: { site: site.name, filter: id } },
       );
     }
     throw error;
   }
   if (filter.system || filter.public) return filter;
   // A board that shows a private filter anyway still does not get it used, nor shown.
-  throw new UserFacingError(`Filter ${id} is private: ${MAKE_IT_PUBLIC}, or pick a system or public filter.`);
+  throw new UserFacingError(
+    'settings.filter-private',
+    `Filter ${id} is private: ${MAKE_IT_PUBLIC}, or pick a system or public filter.`,
+    { params: { filter: id } },
+  );
 }

@@ -4,28 +4,19 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import { messageReply, type Incoming, type Reply } from '../../src/discord/contract.js';
-import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
+import type { Incoming, Reply } from '../../src/discord/contract.js';
+import { escapeMarkdown, truncate } from '../../src/render/index.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
 import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from './filters.js';
 import { permissionReport } from './permissions.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
+import { textReply } from '../shared/text-reply.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { NotFoundError } from '../../src/errors.js';
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
 
-/**
- * Every reply fits Discord's 2,000 characters: past it Discord refuses the whole message, and the admin
- * would read "Something went wrong" about a setting that was in fact saved.
- */
-function reply(content: string): Reply {
-  return messageReply({
-    content: truncateMarkdown(content, MESSAGE_CONTENT_MAX),
-    embeds: [],
-    components: [],
-  });
-}
 
 /** One subcommand of /settings, run for a server by a member allowed to change its settings. */
 type Subcommand = (
@@ -65,18 +56,18 @@ async function showWith(context: CommandContext, guildId: string, extra: readonl
   lines.push(
     `Image references: ${record.imageReferences === false ? 'off' : 'on'} (\`>>123\` in chat gets a card; /settings references)`,
   );
-  return reply([...lines, ...extra].join('\n'));
+  return textReply([...lines, ...extra].join('\n'));
 }
 
 const reset: Subcommand = async (_interaction, context, guildId) => {
   await context.settings.reset(guildId);
-  return reply('Settings reset: this server uses the bot defaults again.');
+  return textReply('Settings reset: this server uses the bot defaults again.');
 };
 
 const references: Subcommand = async (interaction, context, guildId) => {
   const on = interaction.options.getBoolean('enabled', true);
   await context.settings.setImageReferences(guildId, on);
-  return reply(
+  return textReply(
     on
       ? "Image references on: `>>123` in chat gets the card of image 123 on this server's site."
       : 'Image references off: `>>123` in chat is left alone (links to images still get cards).',
@@ -88,10 +79,10 @@ const chooseSite: Subcommand = async (interaction, context, guildId) => {
   // The default choice follows BOORU_URL (nothing stored), so it stays right if the owner changes it.
   const backToDefault = choice === DEFAULT_SITE_CHOICE;
   const site = backToDefault ? context.sites.defaultSite : context.sites.byId(choice);
-  if (site === undefined) throw new UserFacingError('That site is not supported.');
+  if (site === undefined) throw new UserFacingError('settings.unknown-site', 'That site is not supported.');
   const record = await context.settings.setSite(guildId, backToDefault ? undefined : site.id);
   const filterId = context.sites.filterFor(site, record.filters);
-  return reply(
+  return textReply(
     `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
       (filterId === undefined ? ' Its default filter applies.' : ` Filter ${filterId} applies there.`),
   );
@@ -103,7 +94,7 @@ const chooseFilter: Subcommand = async (interaction, context, guildId) => {
   const filter = await usableFilter(id, site, context);
   await context.settings.setFilter(guildId, site.id, filter.id);
   const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-  return reply(`Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`);
+  return textReply(`Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`);
 };
 
 /** `show` is answered in `execute` (it needs the server's channels and the command's options). */
@@ -183,23 +174,27 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
           ),
       )
       .toJSON(),
+    // Discord hides the command from members without Manage Server, but a server can override that.
+    requires: {
+      guild: true,
+      memberPermissions: PermissionFlagsBits.ManageGuild,
+      refusals: {
+        guild: { id: 'settings.server-only', text: 'Settings belong to a server: use this command in one.' },
+        memberPermissions: {
+          id: 'settings.manage-server',
+          text: 'Only members with the Manage Server permission can change these settings.',
+        },
+      },
+    },
     ephemeral: () => true,
     async execute(interaction, context) {
-      const guildId = interaction.guildId;
-      if (guildId === null)
-        throw new UserFacingError('Settings belong to a server: use this command in one.');
-      // Discord hides the command from members without Manage Server, but a server can override that.
-      if (!interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild)) {
-        throw new UserFacingError(
-          'Only members with the Manage Server permission can change these settings.',
-        );
-      }
+      const guildId = requiredGuildId(interaction);
       const subcommand = interaction.options.getSubcommand(true);
       if (subcommand === 'show') {
         return showWith(context, guildId, permissionReport(interaction.guild, options.readsChat ?? true));
       }
       const run = SUBCOMMANDS[subcommand];
-      if (run === undefined) throw new UserFacingError('Unknown setting.');
+      if (run === undefined) throw new UserFacingError('settings.unknown-setting', 'Unknown setting.');
       return run(interaction, context, guildId);
     },
   };

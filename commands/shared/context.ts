@@ -9,9 +9,8 @@ import type {
   SelectHandler as RuntimeSelectHandler,
   ChatCommand as RuntimeChatCommand,
   Command as RuntimeCommand,
-  MessageCommand as RuntimeMessageCommand,
 } from '../../src/discord/contract.js';
-import type { InteractionState } from '../../src/discord/button-state.js';
+import type { ButtonState } from '../../src/discord/button-state.js';
 import type { Logger } from '../../src/logger.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { Download } from './download.js';
@@ -27,7 +26,7 @@ export interface CommandContext {
   readonly settings: GuildSettings;
   readonly sites: SiteDirectory;
   /** Short-lived state behind buttons (search queries, reverse-search results). */
-  readonly state: InteractionState;
+  readonly state: ButtonState;
   readonly now: () => number;
   /** Opens a Discord attachment as a size-capped stream; injectable for tests. */
   readonly download: Download;
@@ -39,7 +38,6 @@ export interface CommandContext {
 
 export type Command = RuntimeCommand<CommandContext>;
 export type ChatCommand = RuntimeChatCommand<CommandContext>;
-export type MessageCommand = RuntimeMessageCommand<CommandContext>;
 export type ButtonHandler = RuntimeButtonHandler<CommandContext>;
 export type SelectHandler = RuntimeSelectHandler<CommandContext>;
 

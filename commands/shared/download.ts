@@ -33,11 +33,14 @@ export const DISCORD_CDN_HOSTS: readonly string[] = ['cdn.discordapp.com', 'medi
 const MAX_REDIRECTS = 3;
 
 function downloadFailed(cause: unknown): UserFacingError {
-  return new UserFacingError(DOWNLOAD_FAILED_TEXT, { cause });
+  return new UserFacingError('download.failed', DOWNLOAD_FAILED_TEXT, { cause });
 }
 
 function tooLarge(maxBytes: number): UserFacingError {
-  return new UserFacingError(`That file is too large (at most ${Math.floor(maxBytes / 1_000_000)} MB).`);
+  const megabytes = Math.floor(maxBytes / 1_000_000);
+  return new UserFacingError('file.too-large', `That file is too large (at most ${megabytes} MB).`, {
+    params: { megabytes },
+  });
 }
 
 export interface DownloaderOptions {
@@ -87,7 +90,7 @@ export function createDownloader(options: DownloaderOptions = {}): Download {
 
   return async function download(url, { maxBytes, signal }) {
     let target = readable(url);
-    if (target === undefined) throw new UserFacingError(NOT_READABLE_TEXT);
+    if (target === undefined) throw new UserFacingError('download.not-readable', NOT_READABLE_TEXT);
     // A timer holding its controller, not AbortSignal.timeout: a timeout signal referenced only through
     // AbortSignal.any may be garbage-collected before it fires (Node 20), and the download then never
     // times out (seen under load in CI).
@@ -112,13 +115,17 @@ export function createDownloader(options: DownloaderOptions = {}): Download {
       }
       await answer.body?.cancel().catch(() => undefined);
       const next = readable(answer.headers.get('location') ?? '', target);
-      if (next === undefined || hop >= MAX_REDIRECTS) throw new UserFacingError(NOT_READABLE_TEXT);
+      if (next === undefined || hop >= MAX_REDIRECTS)
+        throw new UserFacingError('download.not-readable', NOT_READABLE_TEXT);
       target = next;
     }
     const { body } = response;
     if (!response.ok || body === null) {
       await body?.cancel().catch(() => undefined);
-      throw new UserFacingError('Discord did not hand over that file. Try again.');
+      throw new UserFacingError(
+        'download.not-handed-over',
+        'Discord did not hand over that file. Try again.',
+      );
     }
     const announced = Number(response.headers.get('content-length') ?? Number.NaN);
     if (Number.isFinite(announced) && announced > maxBytes) {

@@ -62,7 +62,7 @@ function stored(record: GuildSettingsRecord): Record<string, unknown> {
 const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
 
 /** Servers whose last confirmed record is kept for a store outage. */
-export const KNOWN_SERVERS = 10_000;
+const KNOWN_SERVERS = 10_000;
 
 export interface GuildSettingsDeps {
   readonly store: Keyv;

@@ -16,7 +16,7 @@
 import type { APIEmbed } from 'discord.js';
 import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Image, Tag } from '../../src/philomena/schemas.js';
 import { quoteTag, tagNameOfSlug } from '../../src/philomena/tags.js';
 import { NotFoundError } from '../../src/philomena/errors.js';

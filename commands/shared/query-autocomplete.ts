@@ -4,7 +4,7 @@
  * with the tag in place (Discord replaces the option with it), within Discord's 100 characters.
  */
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import { lastTerm } from '../../src/philomena/tags.js';
 import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from './tag-suggestions.js';
 

@@ -47,7 +47,8 @@ export function createReverseGate(options: ReverseGateOptions = {}): ReverseGate
       files += 1;
       return Promise.resolve();
     }
-    if (queue.length >= maxQueued) return Promise.reject(new UserFacingError(FILES_BUSY_TEXT));
+    if (queue.length >= maxQueued)
+      return Promise.reject(new UserFacingError('reverse.files-busy', FILES_BUSY_TEXT));
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         // The finishing search hands its slot over: `files` stays as it is.
@@ -57,7 +58,7 @@ export function createReverseGate(options: ReverseGateOptions = {}): ReverseGate
         },
         timer: setTimeout(() => {
           queue.splice(queue.indexOf(waiter), 1);
-          reject(new UserFacingError(FILES_BUSY_TEXT));
+          reject(new UserFacingError('reverse.files-busy', FILES_BUSY_TEXT));
         }, maxWaitMs),
       };
       queue.push(waiter);
@@ -72,7 +73,7 @@ export function createReverseGate(options: ReverseGateOptions = {}): ReverseGate
 
   return {
     async run(member, kind, work) {
-      if (members.has(member)) throw new UserFacingError(ONE_AT_A_TIME_TEXT);
+      if (members.has(member)) throw new UserFacingError('reverse.one-at-a-time', ONE_AT_A_TIME_TEXT);
       members.add(member);
       try {
         if (kind === 'url') return await work();

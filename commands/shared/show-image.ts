@@ -13,9 +13,9 @@ import {
   type APIMessageTopLevelComponent,
 } from 'discord.js';
 import type { MessageBody } from '../../src/discord/contract.js';
-import { PRIVATE_HERE_NOTE } from '../../src/discord/external-apps.js';
+import { V2_ANSWER_TEXT_MAX } from '../../src/discord/external-apps.js';
 import type { Logger } from '../../src/logger.js';
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { View } from './view.js';
@@ -50,7 +50,7 @@ export interface FetchedImage {
 }
 
 /** The image, following `duplicate_of` of merged stubs to the target (loops and long chains stop). */
-export async function fetchImage(
+async function fetchImage(
   client: PhilomenaClient,
   id: number,
   options: { readonly filterId: number | undefined; readonly signal?: AbortSignal },
@@ -174,11 +174,8 @@ function cardRows(
   return [...reveal, ...(options.rows ?? [])];
 }
 
-/**
- * The text a Components V2 answer may use of Discord's 4,000: the rest is kept for the note the runtime
- * puts above a forced-private answer, on its first page and every page after (external-apps.ts).
- */
-export const V2_ANSWER_TEXT_MAX = V2_TEXT_MAX - PRIVATE_HERE_NOTE.length - 1;
+/** The text a Components V2 answer may use: the runtime's (it keeps room for the notes it adds). */
+export { V2_ANSWER_TEXT_MAX };
 
 /** The card as Components V2, and whether it lost nothing (every credit and source line, within limits). */
 function v2Body(
@@ -206,7 +203,7 @@ function v2Body(
  * spoilers, and every picture in a spoiler channel). For a still or an animated gif both show the same
  * picture, and the embed keeps its larger text room.
  */
-export function v2ShowsMore(card: ImageCard): boolean {
+function v2ShowsMore(card: ImageCard): boolean {
   return card.media !== null && (card.media.kind === 'video' || card.media.spoiler);
 }
 

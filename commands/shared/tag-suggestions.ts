@@ -7,7 +7,7 @@
  * plain channel): rating tags other than `safe` are left out, and so are tags that imply one (the board's
  * own way of saying a tag is adult, e.g. a tag implying `explicit`).
  */
-import type { PhilomenaClient } from '../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Tag } from '../../src/philomena/schemas.js';
 import { tagNameOfSlug } from '../../src/philomena/tags.js';
 import { isNotSafeRating } from './safety.js';
@@ -41,7 +41,7 @@ export function tagPrefixQuery(term: string): string {
 }
 
 /** Prefixes of up to this many characters are served from their first character's search. */
-export const SHORT_PREFIX = 2;
+const SHORT_PREFIX = 2;
 /** The board's largest page: the most used tags of one first character. */
 const SHORT_PREFIX_PAGE = 50;
 

@@ -20,7 +20,7 @@ import {
 } from './unfurl.js';
 
 /** The most cards one answer holds (Discord's 10 embeds per message). */
-export const SHOW_CARD_MAX = 10;
+const SHOW_CARD_MAX = 10;
 
 export const showCardCommand = {
   kind: 'message',
@@ -35,7 +35,10 @@ export const showCardCommand = {
     const { view } = context;
     const links = linkTargets(linkText(message), context.sites, view.imageReferences ? view.site : undefined);
     if (links.length === 0) {
-      throw new UserFacingError('That message has no links to images, tags or searches on a board I know.');
+      throw new UserFacingError(
+        'show-card.no-links',
+        'That message has no links to images, tags or searches on a board I know.',
+      );
     }
     const shown = links.slice(0, SHOW_CARD_MAX);
     const { cards, lines, failed } = await cardsForTargets(
@@ -47,6 +50,7 @@ export const showCardCommand = {
     );
     if (cards.length === 0 && lines.length === 0) {
       throw new UserFacingError(
+        'show-card.board-failed',
         "I couldn't read any of those images from the board just now. Try again later.",
       );
     }

@@ -39,7 +39,7 @@ import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
 import { imageReferences, mergeLinks } from './references.js';
 
-export const UNFURL_MAX_CARDS = 3;
+const UNFURL_MAX_CARDS = 3;
 
 /** Replaces each match with spaces of the same length, so offsets into the text stay valid. */
 function blank(text: string, pattern: RegExp): string {
@@ -137,7 +137,7 @@ export type Target =
   { readonly kind: 'image'; readonly link: ImageLink } | { readonly kind: 'page'; readonly link: PageLink };
 
 /** `targets` in the order written, each once (images already deduplicated by their recogniser). */
-export function targetsOf(images: readonly ImageLink[], pages: readonly PageLink[]): Target[] {
+function targetsOf(images: readonly ImageLink[], pages: readonly PageLink[]): Target[] {
   // A comment link is an image link too: the comment's card (with its image) stands for it.
   const comments = new Set(pages.filter((page) => page.kind === 'comment').map((page) => page.index));
   return [

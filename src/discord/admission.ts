@@ -6,11 +6,11 @@
  * pause) at AUTOCOMPLETE_FACTOR times.
  */
 import type { Interaction } from 'discord.js';
-import type { RateLimit } from '../config.js';
 import { createKeyedLimiter, type KeyedLimiter } from './keyed-limiter.js';
+import type { RateLimit } from './options.js';
 
-export const BUTTON_FACTOR = 3;
-export const AUTOCOMPLETE_FACTOR = 10;
+const BUTTON_FACTOR = 3;
+const AUTOCOMPLETE_FACTOR = 10;
 export const RESTARTING_TEXT = 'The bot is restarting. Try again in a moment.';
 
 /** Discord's relative timestamp (`in 5 seconds`), rounded up so it never says "now" too early. */

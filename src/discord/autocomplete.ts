@@ -1,12 +1,13 @@
 /**
  * Answering autocomplete: Discord shows nothing after 3 s, so the features' lookup races a deadline
  * (default 2.2 s); past it the lookup is aborted and the member gets no choices. Discord refuses the
- * whole answer if one choice breaks a limit, so every answer is fitted first.
+ * whole answer if one choice breaks a limit, so every answer is fitted first. The answer goes out through
+ * the one writer (outbox.ts `answerChoices`).
  */
 import type { ApplicationCommandOptionChoiceData, AutocompleteInteraction } from 'discord.js';
 import type { Logger } from '../logger.js';
 import type { DescribeError } from './failures.js';
-import { discordFailureOf } from './failures.js';
+import { answerChoices } from './outbox.js';
 
 /** Discord's limit on an autocomplete choice's name and on a string value, in characters. */
 export const CHOICE_TEXT_MAX = 100;
@@ -31,24 +32,6 @@ export function fitChoices(
     if (fitted.length === CHOICES_MAX) break;
   }
   return fitted;
-}
-
-/** Sends `choices` (none: an empty list); a refusal is only logged (the member kept typing). */
-export async function respondWith(
-  interaction: AutocompleteInteraction,
-  choices: ApplicationCommandOptionChoiceData[],
-  logger: Logger,
-): Promise<void> {
-  try {
-    await interaction.respond(choices);
-  } catch (error) {
-    const failure = discordFailureOf(error);
-    // Late autocomplete answers are common (the member kept typing): a warning, without a stack.
-    logger.warn(
-      failure === undefined ? { err: error } : { discordCode: failure.code, discordStatus: failure.status },
-      'could not answer autocomplete',
-    );
-  }
 }
 
 /** Runs `lookup` against the deadline and answers with what it found in time, or with no choices. */
@@ -82,5 +65,5 @@ export async function answerAutocomplete(
   } finally {
     clearTimeout(timer);
   }
-  await respondWith(interaction, choices, logger);
+  await answerChoices(interaction, choices, logger);
 }

@@ -7,41 +7,28 @@
  * messages are not read, work in flight gets up to `graceMs` to finish (its replies need the connection,
  * so the client is destroyed only after), then the connection closes.
  */
-import {
-  Events,
-  PermissionFlagsBits,
-  RESTEvents,
-  Status,
-  type Client,
-  type ClientOptions,
-  type Message,
-} from 'discord.js';
+import { Events, Status, type Client, type ClientOptions, type Message } from 'discord.js';
 import type Keyv from 'keyv';
-import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
-import { outgoing } from './acks.js';
 import { createChannelPoster } from './channel-poster.js';
-import type {
-  BackgroundTask,
-  Command,
-  ContextFactory,
-  MessageAnswer,
-  MessageHandler,
-  RuntimeObserver,
-} from './contract.js';
+import type { BackgroundTask, Command, ContextFactory, MessageHandler, RuntimeObserver } from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
-import { rememberInteractionChannels } from './interaction-channels.js';
+import { createInteractionChannels } from './interaction-channels.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
 import { createInFlightTracker } from './in-flight.js';
 import { commandBodies, registerIfChanged } from './registration.js';
+import { observeRateLimits } from './observed.js';
 import { createInteractionRouter } from './router.js';
 import type { DescribeError } from './failures.js';
+import type { RuntimeOptions } from './options.js';
+import { replyToMessage } from './outbox.js';
 
 export { DISALLOWED_INTENTS_LINE } from './gateway-session.js';
 
 export interface BotDeps<C> {
-  readonly config: Config;
+  /** The runtime's own options (main.ts maps the configuration onto them: src/runtime-options.ts). */
+  readonly options: RuntimeOptions;
   readonly logger: Logger;
   /** Where the hash of the last registered command list is kept. */
   readonly store: Keyv;
@@ -102,22 +89,8 @@ export interface Bot {
   gatewayPings(): readonly ShardPing[];
 }
 
-/** Sends a message handler's answer as a reply that pings nobody, then hides the previews if it may. */
-async function sendAnswer(message: Message, answer: MessageAnswer, logger: Logger): Promise<void> {
-  const body = outgoing(answer.body);
-  await message.reply({ ...body, allowedMentions: { ...body.allowedMentions, repliedUser: false } });
-  if (!answer.hidePreviews || !message.inGuild()) return;
-  const me = message.guild.members.me;
-  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
-  try {
-    await message.suppressEmbeds(true);
-  } catch (error) {
-    logger.info({ err: error }, 'could not suppress the preview');
-  }
-}
-
 export function createBot<C>(deps: BotDeps<C>): Bot {
-  const { config, logger } = deps;
+  const { options, logger } = deps;
   const router = createInteractionRouter({
     commands: deps.commands,
     context: deps.context,
@@ -127,7 +100,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     ...(deps.autocompleteTimeoutMs === undefined
       ? {}
       : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
-    commandRateLimit: config.commandRateLimit,
+    commandRateLimit: options.commandRateLimit,
     ...(deps.observer === undefined ? {} : { observer: deps.observer }),
   });
   const messageHandlers = deps.messageHandlers ?? [];
@@ -138,7 +111,11 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     const answer = await handler.handle(message);
     if (answer === undefined) return;
     try {
-      await sendAnswer(message, answer, logger.child({ messageId: message.id, guildId: message.guildId }));
+      await replyToMessage(
+        message,
+        answer,
+        logger.child({ messageId: message.id, guildId: message.guildId }),
+      );
     } catch (error) {
       logger.warn({ err: error, messageId: message.id, handler: handler.name }, `${handler.name} failed`);
     }
@@ -146,16 +123,8 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
 
   function attach(client: Client, readChat: boolean): void {
     const { observer } = deps;
-    rememberInteractionChannels(client);
-    if (observer?.discordRateLimited !== undefined) {
-      client.rest.on(RESTEvents.RateLimited, (info) => {
-        try {
-          observer.discordRateLimited?.({ scope: info.scope, global: info.global });
-        } catch {
-          // Figures only.
-        }
-      });
-    }
+    const channels = createInteractionChannels(client);
+    observeRateLimits(client, observer);
     // discord.js emits GuildDelete only when the bot left or was removed (an outage is GuildUnavailable).
     client.on(Events.GuildDelete, (guild) => {
       for (const task of deps.tasks ?? []) {
@@ -168,7 +137,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     });
     client.on(Events.InteractionCreate, (interaction) => {
       // Tracked even while draining: the "restarting" answer must go out before the connection closes.
-      inFlight.track(router.handle(interaction), {
+      inFlight.track(router.handle(interaction, channels.take(interaction.id)), {
         interactionId: interaction.id,
         guildId: interaction.guildId,
         handler: 'interaction',
@@ -198,18 +167,18 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
   }
 
   const session = createGatewaySession({
-    token: config.discordToken,
-    apiUrl: config.discordApiUrl,
-    readChat: config.unfurl,
+    token: options.token,
+    apiUrl: options.apiUrl,
+    readChat: options.readChat,
     logger,
     attach,
-    shards: config.shards,
+    shards: options.shards,
     ...(deps.identify === undefined ? {} : { identify: deps.identify }),
     ...(deps.clientOptions === undefined ? {} : { clientOptions: deps.clientOptions }),
   });
 
   async function register(current: Client): Promise<void> {
-    const applicationId = config.discordApplicationId ?? current.application?.id;
+    const applicationId = options.applicationId ?? current.application?.id;
     if (applicationId === undefined) {
       logger.warn('the application id is unknown: commands not registered (set DISCORD_APPLICATION_ID)');
       return;
@@ -218,7 +187,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       await registerIfChanged({
         rest: current.rest,
         applicationId,
-        guildId: config.discordGuildId,
+        guildId: options.guildId,
         bodies: commandBodies(deps.commands),
         store: deps.store,
         logger,
@@ -270,7 +239,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       logger.info(
         {
           unfurl: session.readingChat,
-          site: config.site.id,
+          site: options.siteId,
           user: client?.user?.id,
           shards: shardStates().map((state) => state.shard),
           shardCount: client?.options.shardCount,

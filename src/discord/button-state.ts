@@ -9,7 +9,7 @@ import type { z } from 'zod';
 /** How long paging buttons keep working: Discord's interaction tokens live 15 minutes too. */
 export const STATE_TTL_MS = 15 * 60 * 1000;
 
-export interface InteractionState {
+export interface ButtonState {
   /** Stores `value` and returns its token (8 URL-safe characters). */
   put(kind: string, value: unknown, ttlMs?: number): Promise<string>;
   /** The value under `token` if it is still there and fits `schema`. */
@@ -19,10 +19,7 @@ export interface InteractionState {
 /** The shape of a token, checked before a store read. */
 export const STATE_TOKEN = /^[A-Za-z0-9_-]{8}$/;
 
-export function createInteractionState(
-  store: Keyv,
-  options: { newToken?: () => string } = {},
-): InteractionState {
+export function createButtonState(store: Keyv, options: { newToken?: () => string } = {}): ButtonState {
   const newToken = options.newToken ?? (() => randomBytes(6).toString('base64url'));
   const keyOf = (kind: string, token: string) => `state:${kind}:${token}`;
   return {

@@ -1,6 +1,6 @@
 /**
- * Posting to a channel on the bot's own initiative (feeds), through the one place that shapes what the
- * bot sends (acks.ts `outgoing`, so nothing pings anyone), and reading a channel as a poster must know it.
+ * Posting to a channel on the bot's own initiative (feeds) through the one writer (outbox.ts
+ * `postToChannel`, so nothing pings anyone), and reading a channel as a poster must know it.
  *
  * A post carries a `nonce` with `enforce_nonce`: Discord then creates at most one message per nonce in a
  * channel for a few minutes, so a send retried after a crash or a lost answer posts nothing twice.
@@ -9,27 +9,15 @@
  * or the bot may not post there (403: Missing Access, Missing Permissions). Anything else (5xx after the
  * REST client's retries, a network failure) is `failed`: try again later.
  */
-import { DiscordAPIError, Routes, type Channel, type Client } from 'discord.js';
-import { outgoing } from './acks.js';
-import type { MessageBody } from './contract.js';
+import { DiscordAPIError, type Channel, type Client } from 'discord.js';
+import type { ChannelFacts, ChannelPoster, PostResult } from './contract.js';
+import { postToChannel } from './outbox.js';
+
+// The poster's types live in the contract (features get a poster from it); named here too for their readers.
+export type { ChannelFacts, ChannelPoster, PostResult } from './contract.js';
 
 /** Discord's nonce: at most 25 characters. */
-export const NONCE_MAX = 25;
-
-export type PostResult =
-  | { readonly ok: true; readonly messageId: string }
-  | { readonly ok: false; readonly reason: 'missing' | 'forbidden' | 'failed'; readonly detail: string };
-
-/** What a poster needs to know of a channel: its type and age restriction, and a thread's parent's. */
-export interface ChannelFacts {
-  readonly id: string;
-  readonly type: number;
-  readonly nsfw: boolean;
-  /** The channel's raw flags (IS_SPOILER_CHANNEL 1 << 21: a spoiler channel, see commands/shared/safety.ts). */
-  readonly flags: number;
-  /** A thread's parent channel (threads have no age restriction or spoiler flag of their own); null otherwise. */
-  readonly parent: { readonly type: number; readonly nsfw: boolean; readonly flags: number } | null;
-}
+const NONCE_MAX = 25;
 
 /**
  * Discord refused to show the bot a channel (403: Missing Access, Missing Permissions): the bot was removed
@@ -40,22 +28,6 @@ export class ChannelForbiddenError extends Error {
   override get name(): string {
     return 'ChannelForbiddenError';
   }
-}
-
-export interface ChannelPoster {
-  /**
-   * The channel as it is now, or null when Discord says it is gone: from the live cache when this process
-   * receives its server's events (its shard), else read from Discord. Rejects with `ChannelForbiddenError`
-   * when Discord refuses to show it.
-   */
-  channel(channelId: string): Promise<ChannelFacts | null>;
-  /**
-   * Whether this process receives the server's events (the server is in its live cache): its channels are
-   * then read without a request to Discord.
-   */
-  holds(guildId: string): boolean;
-  /** Posts `body` once per `nonce` (at most 25 characters). */
-  post(channelId: string, body: MessageBody, nonce: string): Promise<PostResult>;
 }
 
 const MISSING_CODES: ReadonlySet<number | string> = new Set([10003]);
@@ -117,20 +89,8 @@ export function createChannelPoster(client: Client): ChannelPoster {
     async post(channelId, body, nonce) {
       if (nonce.length === 0 || nonce.length > NONCE_MAX)
         throw new RangeError(`a nonce of 1 to ${NONCE_MAX} characters`);
-      const shaped = outgoing(body);
       try {
-        const message = (await client.rest.post(Routes.channelMessages(channelId), {
-          body: {
-            ...(shaped.content === undefined ? {} : { content: shaped.content }),
-            ...(shaped.embeds === undefined ? {} : { embeds: shaped.embeds }),
-            ...(shaped.components === undefined ? {} : { components: shaped.components }),
-            ...(shaped.flags === undefined ? {} : { flags: shaped.flags }),
-            allowed_mentions: shaped.allowedMentions,
-            nonce,
-            enforce_nonce: true,
-          },
-        })) as { id: string };
-        return { ok: true, messageId: message.id };
+        return { ok: true, messageId: await postToChannel(client.rest, channelId, body, nonce) };
       } catch (error) {
         return refusal(error);
       }

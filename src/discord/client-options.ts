@@ -97,12 +97,7 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
  * SHARDING_MANAGER (with its _MODE) makes the client report to a parent process over an IPC channel the bot
  * never has. The bot reads SHARD_COUNT and SHARD_IDS itself, through its configuration.
  */
-export const DISCORD_JS_ENV_KEYS = [
-  'SHARDS',
-  'SHARD_COUNT',
-  'SHARDING_MANAGER',
-  'SHARDING_MANAGER_MODE',
-] as const;
+const DISCORD_JS_ENV_KEYS = ['SHARDS', 'SHARD_COUNT', 'SHARDING_MANAGER', 'SHARDING_MANAGER_MODE'] as const;
 
 /**
  * A discord.js client built from exactly `options`: the keys of {@link DISCORD_JS_ENV_KEYS} are out of

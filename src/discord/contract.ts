@@ -22,7 +22,7 @@ import type {
   StringSelectMenuInteraction,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
-import type { ChannelPoster } from './channel-poster.js';
+import type { Requirements } from './preconditions.js';
 
 /**
  * A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send.
@@ -95,6 +95,8 @@ export type SelectHandler<C> = ComponentHandler<C, StringSelectMenuInteraction>;
 export interface ChatCommand<C> {
   readonly kind: 'chat';
   readonly data: RESTPostAPIChatInputApplicationCommandsJSONBody;
+  /** What it needs before it runs (a server, member permissions), checked by the runtime; preconditions.ts. */
+  readonly requires?: Requirements;
   /** Whether the first reply is ephemeral; default false. */
   ephemeral?(interaction: Incoming<ChatInputCommandInteraction>): boolean;
   execute(interaction: Incoming<ChatInputCommandInteraction>, context: C): Promise<Reply>;
@@ -112,6 +114,7 @@ export interface ChatCommand<C> {
 export interface MessageCommand<C> {
   readonly kind: 'message';
   readonly data: RESTPostAPIContextMenuApplicationCommandsJSONBody;
+  readonly requires?: Requirements;
   ephemeral?(interaction: Incoming<MessageContextMenuCommandInteraction>): boolean;
   execute(interaction: Incoming<MessageContextMenuCommandInteraction>, context: C): Promise<Reply>;
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
@@ -136,7 +139,38 @@ export interface MessageHandler {
   handle(message: Message): Promise<MessageAnswer | undefined>;
 }
 
-/** Builds the features' context for one interaction (its view, the clients, the logger ...). */
+/** What a poster needs to know of a channel: its type and age restriction, and a thread's parent's. */
+export interface ChannelFacts {
+  readonly id: string;
+  readonly type: number;
+  readonly nsfw: boolean;
+  /** The channel's raw flags (IS_SPOILER_CHANNEL 1 << 21: a spoiler channel, see commands/shared/safety.ts). */
+  readonly flags: number;
+  /** A thread's parent channel (threads have no age restriction or spoiler flag of their own); null otherwise. */
+  readonly parent: { readonly type: number; readonly nsfw: boolean; readonly flags: number } | null;
+}
+
+export type PostResult =
+  | { readonly ok: true; readonly messageId: string }
+  | { readonly ok: false; readonly reason: 'missing' | 'forbidden' | 'failed'; readonly detail: string };
+
+/** Posting to channels on the bot's own initiative (channel-poster.ts makes it; outbox.ts writes). */
+export interface ChannelPoster {
+  /**
+   * The channel as it is now, or null when Discord says it is gone: from the live cache when this process
+   * receives its server's events (its shard), else read from Discord. Rejects with `ChannelForbiddenError`
+   * when Discord refuses to show it.
+   */
+  channel(channelId: string): Promise<ChannelFacts | null>;
+  /**
+   * Whether this process receives the server's events (the server is in its live cache): its channels are
+   * then read without a request to Discord.
+   */
+  holds(guildId: string): boolean;
+  /** Posts `body` once per `nonce` (at most 25 characters). */
+  post(channelId: string, body: MessageBody, nonce: string): Promise<PostResult>;
+}
+
 /**
  * Work a feature does on its own, not in answer to anything (feed polls): started once the bot is ready,
  * with a way to post to channels, and stopped first when the bot stops (before the work in flight drains).
@@ -153,7 +187,18 @@ export interface BackgroundTask {
   stop(): Promise<void>;
 }
 
-export type ContextFactory<C> = (interaction: Interaction, logger: Logger) => Promise<C>;
+/**
+ * The channel an interaction came from: discord.js's channel, or what the raw interaction said of it where
+ * discord.js made none (a user-installed command in a server the bot is not in); null when neither.
+ */
+export type InteractionChannel = NonNullable<Interaction['channel']> | ChannelFacts | null;
+
+/** Builds the features' context for one interaction (its view, the clients, the logger ...). */
+export type ContextFactory<C> = (
+  interaction: Interaction,
+  logger: Logger,
+  channel: InteractionChannel,
+) => Promise<C>;
 
 /** Which kind of interaction an observed event is about. */
 export type InteractionKind = 'command' | 'button' | 'autocomplete';
@@ -176,6 +221,8 @@ export interface AcknowledgedEvent {
 
 export interface AnsweredEvent extends AcknowledgedEvent {
   readonly outcome: InteractionOutcome;
+  /** With `user_error` and `error`: the identifier of what the member read (failures.ts), label-safe. */
+  readonly errorId?: string;
 }
 
 /**

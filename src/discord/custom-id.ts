@@ -68,20 +68,20 @@ export function decodeTime(text: string | undefined): number | undefined {
 }
 
 /** An image id as written by `String(id)`: a digit run, 0 included (Derpibooru has an image 0). */
-export function decodeImageId(text: string | undefined): number | undefined {
+function decodeImageId(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-export function decodeCount(text: string | undefined): number | undefined {
+function decodeCount(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,12}$/.test(text)) return undefined;
   const n = Number(text);
   return n > 0 ? n : undefined;
 }
 
 /** The key a button's handler is registered under: `<namespace>:<action>`. */
-export function buttonKey(namespace: string, action: string): string {
+function buttonKey(namespace: string, action: string): string {
   return `${namespace}${SEPARATOR}${action}`;
 }
 
@@ -126,7 +126,25 @@ export interface ButtonCodec<A extends string, T> {
   encode(action: A, value: T): string;
   /** The fields of a click's segments; undefined for a damaged or foreign id. */
   decode(args: readonly string[]): T | undefined;
+  /**
+   * For a codec whose fields hold a site code (`siteCode`): the fields with the code resolved among the
+   * bot's sites (`siteOfCode`); undefined for a damaged or foreign id, or a site the bot does not serve.
+   */
+  decodeWithSite(
+    this: ButtonCodec<A, T & SiteCodeField>,
+    args: readonly string[],
+    sites: readonly Site[],
+    configured: Site,
+  ): WithSite<T> | undefined;
 }
+
+/** The custom_id field of a codec whose buttons name a site: its code, written by `siteCode`. */
+interface SiteCodeField {
+  readonly site: string;
+}
+
+/** A codec's fields with the site code read back into the site. */
+export type WithSite<T> = Omit<T, 'site'> & { readonly site: Site };
 
 export function buttonCodec<A extends string, T>(options: {
   readonly namespace: string;
@@ -142,6 +160,11 @@ export function buttonCodec<A extends string, T>(options: {
     decode(args) {
       const parsed = schema.safeParse(args);
       return parsed.success ? parsed.data : undefined;
+    },
+    decodeWithSite(args, sites, configured) {
+      const fields = this.decode(args);
+      const site = fields === undefined ? undefined : siteOfCode(fields.site, sites, configured);
+      return fields === undefined || site === undefined ? undefined : { ...fields, site };
     },
   };
 }

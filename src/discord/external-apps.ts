@@ -13,11 +13,18 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import { MESSAGE_CONTENT_MAX, truncate } from '../render/index.js';
+import { MESSAGE_CONTENT_MAX, truncate, V2_TEXT_MAX } from '../render/index.js';
 import type { Reply } from './contract.js';
 
 export const PRIVATE_HERE_NOTE =
   'Only you can see this: this server shows the answers of apps its members added for themselves to them alone.';
+
+/**
+ * The text a Components V2 answer may use of Discord's 4,000: the runtime keeps the rest for the note it
+ * puts above a forced-private answer, on its first page and every page after. Features size their V2
+ * bodies to this and need not know whether, or what, the runtime adds.
+ */
+export const V2_ANSWER_TEXT_MAX = V2_TEXT_MAX - PRIVATE_HERE_NOTE.length - 1;
 
 /** Whether Discord will show this interaction's answers to the member alone. */
 export function answersForcedPrivate(interaction: Interaction): boolean {

@@ -1,23 +1,67 @@
 /**
- * Failures as the runtime sees them: a `UserFacingError` is shown as written; a failed Discord REST call is
- * classified (a dead token is never used again); anything else gets a generic line. What the features'
- * own failures (the board's, the settings store's) read like is theirs to say: the runtime takes a
- * `describeError` from the composition root (commands/shared/error-texts.ts).
+ * Failures as the runtime sees them: a `UserFacingError` is shown as written, under its identifier (what
+ * metrics count and localisation will key on; the full list is commands/shared/error-texts.ts
+ * `USER_ERROR_IDS`); a failed Discord REST call is classified (a dead token is never used again); anything
+ * else gets a generic line. What the features' own failures (the board's, the settings store's) read like
+ * is theirs to say: the runtime takes a `describeError` from the composition root.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
 
-/** A failure whose message is meant for the member as written (bad input the command detected). */
+/**
+ * Values a message is built from (a number of seconds, a site's name), kept apart from its English text so
+ * a translation can put them where its language wants them.
+ */
+export type UserErrorParams = Readonly<Record<string, string | number>>;
+
+/**
+ * What a member reads, as data: a stable identifier (one per distinct message, lowercase words joined by
+ * dots and dashes, safe as a metric label and as a key of a message catalogue), its parameters, and the
+ * English text built from them.
+ */
+export interface UserErrorText {
+  readonly id: string;
+  readonly params?: UserErrorParams;
+  readonly text: string;
+  /** False when the error is a bug or an unknown fault: log it with its stack. */
+  readonly expected: boolean;
+}
+
+/** Lowercase words of letters and digits, joined by `.` or `-`: e.g. `board.not-found`. */
+const LABEL_SAFE_ID = /^[a-z0-9]+(?:[.-][a-z0-9]+)*$/;
+
+export function isLabelSafeId(id: string): boolean {
+  return LABEL_SAFE_ID.test(id) && id.length <= 64;
+}
+
+/**
+ * A failure whose message is meant for the member as written (bad input the command detected), under a
+ * stable identifier (`id`) that later localisation keys its texts on and metrics count by.
+ */
 export class UserFacingError extends Error {
+  readonly id: string;
+  readonly params: UserErrorParams | undefined;
+
+  constructor(id: string, text: string, options?: ErrorOptions & { readonly params?: UserErrorParams }) {
+    super(text, options);
+    this.id = id;
+    this.params = options?.params;
+  }
+
   override get name(): string {
     return 'UserFacingError';
   }
 }
 
-export interface UserErrorText {
-  readonly text: string;
-  /** False when the error is a bug or an unknown fault: log it with its stack. */
-  readonly expected: boolean;
-}
+/** The runtime's own identifiers: what it says itself, whatever the features are. */
+export const RUNTIME_ERROR_IDS = {
+  generic: 'generic',
+  /** A Discord REST call failed: nothing the member did. */
+  discordRefused: 'discord.refused',
+  buttonGone: 'button.gone',
+  commandUnknown: 'command.unknown',
+  guildOnly: 'precondition.guild-only',
+  memberPermissions: 'precondition.member-permissions',
+} as const;
 
 /**
  * Discord's answers that mean an interaction token can no longer be used: 10062 Unknown interaction (the
@@ -25,7 +69,7 @@ export interface UserErrorText {
  * Token (the 15 min token lifetime passed), 40060 already acknowledged (someone else answered it). Any
  * further call with that token is refused the same way.
  */
-export const DEAD_TOKEN_CODES: ReadonlySet<number> = new Set([10062, 10015, 50027, 40060]);
+const DEAD_TOKEN_CODES: ReadonlySet<number> = new Set([10062, 10015, 50027, 40060]);
 
 /** A REST call to Discord that failed, as the router logs it. */
 export interface DiscordFailure {
@@ -64,8 +108,12 @@ export type DescribeError = (error: unknown) => UserErrorText;
 
 /** The runtime's reading of a failure: shown as written, Discord's refusal, or unknown (a bug). */
 export function runtimeErrorText(error: unknown): UserErrorText {
-  if (error instanceof UserFacingError) return { text: error.message, expected: true };
+  if (error instanceof UserFacingError) {
+    const { id, params, message: text } = error;
+    return params === undefined ? { id, text, expected: true } : { id, params, text, expected: true };
+  }
   // Discord did not take a call: nothing the member did, and nothing to fix in the bot.
-  if (discordFailureOf(error) !== undefined) return { text: GENERIC_FAILURE_TEXT, expected: true };
-  return { text: GENERIC_FAILURE_TEXT, expected: false };
+  if (discordFailureOf(error) !== undefined)
+    return { id: RUNTIME_ERROR_IDS.discordRefused, text: GENERIC_FAILURE_TEXT, expected: true };
+  return { id: RUNTIME_ERROR_IDS.generic, text: GENERIC_FAILURE_TEXT, expected: false };
 }

@@ -2,58 +2,69 @@
  * The channel an interaction came from, where discord.js has none. A user-installed command used in a
  * server the bot is not in (or a group DM) carries a partial `channel` (type, `nsfw`, `flags`, a thread's
  * `parent_id`), but discord.js builds no channel object for a server it does not know, so
- * `interaction.channel` is null there. The runtime keeps what the raw INTERACTION_CREATE said, per
+ * `interaction.channel` is null there. The runtime reads what the raw INTERACTION_CREATE said (discord.js
+ * emits the raw packet before the interaction) and hands it to the features' context factory with the
  * interaction, for the rating rule and spoiler channels: a thread is judged by its parent only when the
  * bot knows the parent (otherwise it is not age-restricted and is a spoiler channel's: fail closed).
  */
-import { Events, type Client, type Interaction } from 'discord.js';
-import type { ChannelFacts } from './channel-poster.js';
+import { Events, type Client } from 'discord.js';
+import { z } from 'zod';
+import type { ChannelFacts } from './contract.js';
 
-/** Interactions remembered per client (an interaction is answered within 15 minutes; most within 3 s). */
+/**
+ * Facts kept for interactions discord.js never turned into an event (a kind it does not know): the oldest
+ * go first. An interaction's facts are taken as soon as its event arrives, so this is rarely reached.
+ */
 const KEEP = 5_000;
 
-const seenBy = new WeakMap<Client, Map<string, ChannelFacts>>();
+/** A channel's raw flags (IS_SPOILER_CHANNEL ...); anything but a whole number reads as none. */
+const rawFlags = z.number().int().catch(0);
 
-interface RawChannel {
-  readonly id?: unknown;
-  readonly type?: unknown;
-  readonly nsfw?: unknown;
-  readonly flags?: unknown;
-  readonly parent_id?: unknown;
+/** What the runtime reads of a raw INTERACTION_CREATE; a packet without a typed channel is ignored. */
+const rawInteraction = z.object({
+  d: z.object({
+    id: z.string(),
+    channel: z.object({
+      id: z.string().catch(''),
+      type: z.number(),
+      nsfw: z.unknown().transform((nsfw) => nsfw === true),
+      flags: rawFlags,
+      parent_id: z.string().optional().catch(undefined),
+    }),
+  }),
+});
+
+/** Whether a raw packet is an interaction, looked at before parsing it: most packets are not. */
+function isInteractionPacket(packet: unknown): boolean {
+  return typeof packet === 'object' && packet !== null && 't' in packet && packet.t === 'INTERACTION_CREATE';
 }
 
-/** A channel's flags (IS_SPOILER_CHANNEL ...): the raw number, or discord.js's bit field of it; else 0. */
-function flagsOf(flags: unknown): number {
-  if (typeof flags === 'number' && Number.isSafeInteger(flags)) return flags;
-  if (typeof flags === 'object' && flags !== null && 'bitfield' in flags) {
-    const bits: unknown = flags.bitfield;
-    if (typeof bits === 'number') return bits;
-  }
-  return 0;
+export interface InteractionChannels {
+  /** What the raw payload of interaction `id` said of its channel (once: it is forgotten as it is taken). */
+  take(id: string): ChannelFacts | undefined;
 }
 
-/** Starts remembering the channels of `client`'s interactions (bot.ts, for every client it makes). */
-export function rememberInteractionChannels(client: Client): void {
+/** Reads the channels of `client`'s interactions from their raw packets (bot.ts, for every client it makes). */
+export function createInteractionChannels(client: Client): InteractionChannels {
   const seen = new Map<string, ChannelFacts>();
-  seenBy.set(client, seen);
-  client.on(Events.Raw, (packet: { readonly t?: unknown; readonly d?: unknown }) => {
-    if (packet.t !== 'INTERACTION_CREATE' || typeof packet.d !== 'object' || packet.d === null) return;
-    const { id, channel } = packet.d as { readonly id?: unknown; readonly channel?: RawChannel };
-    if (typeof id !== 'string' || channel === undefined || typeof channel.type !== 'number') return;
-    const parentId = typeof channel.parent_id === 'string' ? channel.parent_id : undefined;
-    const parent = parentId === undefined ? undefined : client.channels.cache.get(parentId);
+  client.on(Events.Raw, (packet: unknown) => {
+    if (!isInteractionPacket(packet)) return;
+    const parsed = rawInteraction.safeParse(packet);
+    if (!parsed.success) return;
+    const { id, channel } = parsed.data.d;
+    const parent = channel.parent_id === undefined ? undefined : client.channels.cache.get(channel.parent_id);
     seen.set(id, {
-      id: typeof channel.id === 'string' ? channel.id : '',
+      id: channel.id,
       type: channel.type,
-      nsfw: channel.nsfw === true,
-      flags: flagsOf(channel.flags),
+      nsfw: channel.nsfw,
+      flags: channel.flags,
       parent:
         parent === undefined
           ? null
           : {
               type: parent.type,
               nsfw: 'nsfw' in parent && parent.nsfw === true,
-              flags: flagsOf('flags' in parent ? parent.flags : undefined),
+              flags: 'flags' in parent ? (parent.flags?.bitfield ?? 0) : 0,
             },
     });
     if (seen.size > KEEP) {
@@ -61,11 +72,11 @@ export function rememberInteractionChannels(client: Client): void {
       if (!oldest.done) seen.delete(oldest.value);
     }
   });
-}
-
-/** `interaction.channel`, or the channel its payload carried when discord.js made none; null when neither. */
-export function interactionChannel(
-  interaction: Interaction,
-): NonNullable<Interaction['channel']> | ChannelFacts | null {
-  return interaction.channel ?? seenBy.get(interaction.client)?.get(interaction.id) ?? null;
+  return {
+    take(id) {
+      const facts = seen.get(id);
+      seen.delete(id);
+      return facts;
+    },
+  };
 }

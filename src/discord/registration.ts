@@ -35,8 +35,8 @@ type WithIntegerPermissions<Body> = Body extends unknown
  * (their rating rule, `/settings` for servers the bot is not in). A command opens itself to user installs
  * by saying so.
  */
-export const DEFAULT_INTEGRATION_TYPES = [ApplicationIntegrationType.GuildInstall] as const;
-export const DEFAULT_CONTEXTS = [InteractionContextType.Guild, InteractionContextType.BotDM] as const;
+const DEFAULT_INTEGRATION_TYPES = [ApplicationIntegrationType.GuildInstall] as const;
+const DEFAULT_CONTEXTS = [InteractionContextType.Guild, InteractionContextType.BotDM] as const;
 
 /**
  * The bodies to register: `integration_types` and `contexts` always explicit, `default_member_permissions`

@@ -2,13 +2,12 @@
  * The interaction router: dispatch only. For each interaction it makes one child logger, asks admission
  * (limits, the shutdown gate), acknowledges before any handler runs (so every interaction is answered
  * within Discord's 3 s), builds the features' context, runs the handler and hands what it returns (or
- * throws) to the single writer (acks.ts). Nothing here throws out.
+ * throws) to the one writer (outbox.ts). Nothing here throws out.
  *
  * Every board call a handler makes runs in the request context of its server and member (the budget
  * shares a site's slots fairly between them), autocomplete in its own small capped share.
  */
 import {
-  MessageFlags,
   type AutocompleteInteraction,
   type ButtonInteraction,
   type StringSelectMenuInteraction,
@@ -16,30 +15,33 @@ import {
   type Interaction,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
-import type { RateLimit } from '../config.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
 import { answersForcedPrivate, showsPrivateNote, withPrivateNote } from './external-apps.js';
-import { createAcks, type Ack, type Answerable } from './acks.js';
+import { answerChoices, createOutbox, type Ack, type Answerable } from './outbox.js';
 import { createAdmissions, type AdmissionKind } from './admission.js';
-import { answerAutocomplete, respondWith } from './autocomplete.js';
+import { answerAutocomplete } from './autocomplete.js';
 import type {
   ButtonHandler,
+  ChannelFacts,
+  InteractionChannel,
   ComponentHandler,
   SelectHandler,
   ChatCommand,
   Command,
   ContextFactory,
   InteractionKind,
-  InteractionOutcome,
   MessageCommand,
   Reply,
   RuntimeObserver,
 } from './contract.js';
 import { decodeCustomId } from './custom-id.js';
-import { discordFailureOf, runtimeErrorText, UserFacingError, type DescribeError } from './failures.js';
+import { UNWATCHED, watchInteraction, type Watch } from './observed.js';
+import type { RateLimit } from './options.js';
+import { runtimeErrorText, RUNTIME_ERROR_IDS, UserFacingError, type DescribeError } from './failures.js';
+import { refusalOf, type Requirements } from './preconditions.js';
 
-export { RESTARTING_TEXT, tryAgainText, BUTTON_FACTOR, AUTOCOMPLETE_FACTOR } from './admission.js';
+export { RESTARTING_TEXT, tryAgainText } from './admission.js';
 
 export interface RouterDeps<C> {
   readonly commands: readonly Command<C>[];
@@ -57,16 +59,9 @@ export interface RouterDeps<C> {
   readonly observer?: RuntimeObserver;
 }
 
-/** What the router reports of one interaction to the observer. */
-interface Watch {
-  acknowledged(): void;
-  answered(outcome: InteractionOutcome): void;
-  /** Answered with `error` shown to the member: a user error, or an error. */
-  failed(error: unknown): void;
-}
-
 export interface InteractionRouter {
-  handle(interaction: Interaction): Promise<void>;
+  /** `facts`: what the raw interaction said of its channel, for when discord.js made no channel of it. */
+  handle(interaction: Interaction, facts?: ChannelFacts): Promise<void>;
   /**
    * When false, every new interaction gets a short "restarting" answer instead of running (autocomplete:
    * no choices); work already started runs on. True (the default) takes work again.
@@ -77,14 +72,17 @@ export interface InteractionRouter {
 const UNKNOWN_COMMAND = 'This command is not available any more.';
 
 /** Who the board calls of `interaction` are for: its server (or the DM) and its member. */
-export function requesterOf(
-  interaction: Pick<Interaction, 'guildId' | 'user' | 'isAutocomplete'>,
-): RequestContext {
+function requesterOf(interaction: Pick<Interaction, 'guildId' | 'user' | 'isAutocomplete'>): RequestContext {
   return {
     priority: interaction.isAutocomplete() ? 'autocomplete' : 'interactive',
     server: interaction.guildId ?? 'dm',
     member: interaction.user.id,
   };
+}
+
+/** The channel the features' context is built for: discord.js's, else what the raw interaction said. */
+function channelOf(interaction: Interaction, facts: ChannelFacts | undefined): InteractionChannel {
+  return interaction.channel ?? facts ?? null;
 }
 
 function admissionKind(interaction: Interaction): AdmissionKind | undefined {
@@ -99,7 +97,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const describeError = deps.describeError ?? runtimeErrorText;
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
   const admissions = createAdmissions({ commandRateLimit: deps.commandRateLimit, now });
-  const acks = createAcks({ describeError, logger: deps.logger });
+  const acks = createOutbox({ describeError, logger: deps.logger });
   const observer = deps.observer ?? {};
   const chat = new Map<string, ChatCommand<C>>();
   const message = new Map<string, MessageCommand<C>>();
@@ -118,31 +116,6 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       if (selects.has(key) || buttons.has(key)) throw new Error(`two component handlers for ${key}`);
       selects.set(key, handler);
     }
-  }
-
-  /** Figures only: an observer that throws changes nothing of the interaction. */
-  function tell(report: () => void): void {
-    try {
-      report();
-    } catch {
-      // Ignored on purpose.
-    }
-  }
-
-  /** The observer's view of one interaction, timed from now (monotonic: the bot's clock may be moved). */
-  function watch(kind: InteractionKind, command: string): Watch {
-    const received = performance.now();
-    const event = () => ({ kind, command, ms: performance.now() - received });
-    const answered = (outcome: InteractionOutcome): void =>
-      tell(() => observer.answered?.({ ...event(), outcome }));
-    return {
-      acknowledged: () => tell(() => observer.acknowledged?.(event())),
-      answered,
-      failed(error) {
-        const expected = discordFailureOf(error) === undefined && describeError(error).expected;
-        answered(expected ? 'user_error' : 'error');
-      },
-    };
   }
 
   /** The name the observer files an interaction under: only names the bot knows, never free text. */
@@ -172,11 +145,13 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   async function runCommand<I extends ChatInputCommandInteraction | MessageContextMenuCommandInteraction>(
     interaction: I,
     command: {
+      readonly requires?: Requirements;
       ephemeral?(interaction: I): boolean;
       execute(interaction: I, context: C): Promise<Reply>;
     },
     logger: Logger,
     watched: Watch,
+    facts: ChannelFacts | undefined,
   ): Promise<void> {
     let ack: Ack = 'none';
     try {
@@ -184,10 +159,15 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       // Where Discord shows the answer to the member alone anyway, answer privately and say why.
       const forced = !asked && answersForcedPrivate(interaction);
       const ephemeral = asked || forced;
-      await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
-      ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
+      ack = await acks.defer(interaction, ephemeral);
       watched.acknowledged();
-      const reply = await command.execute(interaction, await deps.context(interaction, logger));
+      // Checked after the deferral, so the refusal is as private as the answer, and before any I/O.
+      const refused = refusalOf(interaction, command.requires);
+      if (refused !== undefined) throw refused;
+      const reply = await command.execute(
+        interaction,
+        await deps.context(interaction, logger, channelOf(interaction, facts)),
+      );
       await acks.send(interaction, ack, forced ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
@@ -202,12 +182,13 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     table: ReadonlyMap<string, ComponentHandler<C, I>>,
     logger: Logger,
     watched: Watch,
+    facts: ChannelFacts | undefined,
   ): Promise<void> {
     const decoded = decodeCustomId(interaction.customId);
     const handler = decoded === undefined ? undefined : table.get(decoded.key);
     if (decoded === undefined || handler === undefined) {
       logger.info({ customId: interaction.customId }, 'button not handled here');
-      const gone = new UserFacingError('This button no longer works.');
+      const gone = new UserFacingError(RUNTIME_ERROR_IDS.buttonGone, 'This button no longer works.');
       await acks.answerError(interaction, 'none', gone, logger);
       watched.failed(gone);
       return;
@@ -220,16 +201,15 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       let noted: boolean;
       if (deferral === 'update') {
         noted = showsPrivateNote(interaction.message);
-        await interaction.deferUpdate();
-        ack = 'update';
+        ack = await acks.deferUpdate(interaction);
       } else {
         noted = deferral !== 'ephemeral' && answersForcedPrivate(interaction);
         const ephemeral = deferral === 'ephemeral' || noted;
-        await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
-        ack = ephemeral ? 'reply-ephemeral' : 'reply-public';
+        ack = await acks.defer(interaction, ephemeral);
       }
       watched.acknowledged();
-      const reply = await handler.run(interaction, decoded.args, await deps.context(interaction, logger));
+      const context = await deps.context(interaction, logger, channelOf(interaction, facts));
+      const reply = await handler.run(interaction, decoded.args, context);
       await acks.send(interaction, ack, noted ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
@@ -243,17 +223,23 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     command: ChatCommand<C> | undefined,
     logger: Logger,
     watched: Watch,
+    facts: ChannelFacts | undefined,
   ): Promise<void> {
     const autocomplete = command?.autocomplete;
-    if (autocomplete === undefined) {
-      await respondWith(interaction, [], logger);
+    // Choices only for members the command would serve (they may show a server's private data).
+    if (autocomplete === undefined || refusalOf(interaction, command?.requires) !== undefined) {
+      await answerChoices(interaction, [], logger);
       watched.answered('ok');
       return;
     }
     // answerAutocomplete answers whatever happens (no choices on a failure), and logs what went wrong.
     await answerAutocomplete(
       interaction,
-      async (signal) => autocomplete(interaction, { ...(await deps.context(interaction, logger)), signal }),
+      async (signal) =>
+        autocomplete(interaction, {
+          ...(await deps.context(interaction, logger, channelOf(interaction, facts))),
+          signal,
+        }),
       { logger, timeoutMs: autocompleteTimeoutMs, describeError },
     );
     watched.answered('ok');
@@ -267,9 +253,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     if (admission.ok) return false;
     logger.info({ kind }, `interaction turned away: ${admission.why}`);
     if (interaction.isAutocomplete()) {
-      await interaction.respond([]).catch((error: unknown) => {
-        logger.debug({ err: error }, 'could not answer autocomplete');
-      });
+      await answerChoices(interaction, [], logger, true);
     } else if (
       interaction.isChatInputCommand() ||
       interaction.isMessageContextMenuCommand() ||
@@ -283,26 +267,31 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   }
 
   async function unknownCommand(interaction: Answerable, logger: Logger, watched: Watch): Promise<void> {
-    const unknown = new UserFacingError(UNKNOWN_COMMAND);
+    const unknown = new UserFacingError(RUNTIME_ERROR_IDS.commandUnknown, UNKNOWN_COMMAND);
     await acks.answerError(interaction, 'none', unknown, logger);
     watched.failed(unknown);
   }
 
-  async function dispatch(interaction: Interaction, logger: Logger, watched: Watch): Promise<void> {
+  async function dispatch(
+    interaction: Interaction,
+    logger: Logger,
+    watched: Watch,
+    facts: ChannelFacts | undefined,
+  ): Promise<void> {
     if (interaction.isChatInputCommand()) {
       const command = chat.get(interaction.commandName);
-      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched);
+      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched, facts);
       else await unknownCommand(interaction, logger, watched);
     } else if (interaction.isMessageContextMenuCommand()) {
       const command = message.get(interaction.commandName);
-      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched);
+      if (command) await runCommand<typeof interaction>(interaction, command, logger, watched, facts);
       else await unknownCommand(interaction, logger, watched);
     } else if (interaction.isAutocomplete()) {
-      await runAutocomplete(interaction, chat.get(interaction.commandName), logger, watched);
+      await runAutocomplete(interaction, chat.get(interaction.commandName), logger, watched, facts);
     } else if (interaction.isButton()) {
-      await runComponent(interaction, buttons, logger, watched);
+      await runComponent(interaction, buttons, logger, watched, facts);
     } else if (interaction.isStringSelectMenu()) {
-      await runComponent(interaction, selects, logger, watched);
+      await runComponent(interaction, selects, logger, watched, facts);
     }
   }
 
@@ -310,7 +299,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     setAccepting(value) {
       admissions.setAccepting(value);
     },
-    async handle(interaction) {
+    async handle(interaction, facts) {
       const name =
         interaction.isChatInputCommand() || interaction.isContextMenuCommand() || interaction.isAutocomplete()
           ? interaction.commandName
@@ -324,11 +313,13 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       });
       const observed = observedAs(interaction);
       const watched: Watch = observed
-        ? watch(observed.kind, observed.command)
-        : { acknowledged: () => undefined, answered: () => undefined, failed: () => undefined };
+        ? watchInteraction(observer, describeError, observed.kind, observed.command)
+        : UNWATCHED;
       try {
         if (await turnedAway(interaction, logger, watched)) return;
-        await runWithRequestContext(requesterOf(interaction), () => dispatch(interaction, logger, watched));
+        await runWithRequestContext(requesterOf(interaction), () =>
+          dispatch(interaction, logger, watched, facts),
+        );
       } catch (error) {
         logger.error({ err: error }, 'interaction handling failed');
       }

@@ -2,6 +2,7 @@
  * Reading a child's output: it is passed on line by line, unchanged, and its stdout is watched for the
  * bot's "bot ready" line and read for pino levels (to drop what the operator did not ask for).
  */
+import { z } from 'zod';
 import type { Config } from '../config.js';
 
 /** pino's numeric levels; LOG_LEVEL names. */
@@ -15,14 +16,18 @@ export const LEVEL_VALUES: Readonly<Record<Config['logLevel'], number>> = {
   silent: Number.POSITIVE_INFINITY,
 };
 
+/** What the launcher reads of a child's pino line: its level, and its message for the ready line. */
+const levelField = z.object({ level: z.number() });
+const readyLine = z.object({ msg: z.literal('bot ready') });
+
 /** The numeric level of a pino line, undefined for anything else (kept). */
 export function levelOf(line: string): number | undefined {
   const quick = /^\{"level":(\d+)/.exec(line);
   if (quick) return Number(quick[1]);
   if (!line.startsWith('{')) return undefined;
   try {
-    const level = (JSON.parse(line) as { level?: unknown }).level;
-    return typeof level === 'number' ? level : undefined;
+    const parsed = levelField.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data.level : undefined;
   } catch {
     return undefined;
   }
@@ -32,7 +37,7 @@ export function levelOf(line: string): number | undefined {
 export function isReadyLine(line: string): boolean {
   if (!line.includes('"bot ready"')) return false;
   try {
-    return (JSON.parse(line) as { msg?: unknown }).msg === 'bot ready';
+    return readyLine.safeParse(JSON.parse(line)).success;
   } catch {
     return false;
   }

@@ -4,6 +4,7 @@
  */
 import { REST } from '@discordjs/rest';
 import { Routes } from 'discord.js';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 
 /** A problem with how the launcher was asked to run, in one line that says what to do. */
@@ -42,22 +43,27 @@ export function isRedisStore(url: string): boolean {
   return /^rediss?:\/\//i.test(url.trim());
 }
 
+/**
+ * What the launcher reads of GET /gateway/bot: the shard count must be there; a missing or odd
+ * `max_concurrency` means one identify at a time, the safe reading.
+ */
+const gatewayBotAnswer = z.object({
+  shards: z.number().int().min(1),
+  session_start_limit: z.unknown().transform((limit) => {
+    const parsed = z.object({ max_concurrency: z.number() }).safeParse(limit);
+    return { maxConcurrency: parsed.success ? parsed.data.max_concurrency : 1 };
+  }),
+});
+
 /** Asks Discord (through DISCORD_API_URL when set) how many shards it recommends. */
 export async function recommendedShards(config: Config): Promise<{ shards: number; maxConcurrency: number }> {
   const rest = new REST(config.discordApiUrl === undefined ? {} : { api: config.discordApiUrl }).setToken(
     config.discordToken,
   );
   try {
-    const body = (await rest.get(Routes.gatewayBot())) as {
-      shards?: unknown;
-      session_start_limit?: { max_concurrency?: unknown };
-    };
-    const shards = body.shards;
-    if (typeof shards !== 'number' || !Number.isInteger(shards) || shards < 1) {
-      throw new Error('the answer has no shard count');
-    }
-    const maxConcurrency = body.session_start_limit?.max_concurrency;
-    return { shards, maxConcurrency: typeof maxConcurrency === 'number' ? maxConcurrency : 1 };
+    const answer = gatewayBotAnswer.safeParse(await rest.get(Routes.gatewayBot()));
+    if (!answer.success) throw new Error('the answer has no shard count');
+    return { shards: answer.data.shards, maxConcurrency: answer.data.session_start_limit.maxConcurrency };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new LaunchRefusedError(

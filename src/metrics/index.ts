@@ -5,6 +5,7 @@
  */
 import type Keyv from 'keyv';
 import type { Bot } from '../discord/bot.js';
+import { systemErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ClientRegistry } from '../philomena/registry.js';
 import type { BotMetrics } from './metrics.js';
@@ -12,7 +13,7 @@ import { createReadiness, createStoreProbe, startMetricsServer, type MetricsServ
 
 export { createBotMetrics } from './metrics.js';
 export type { BotMetrics, ScrapeSources, UnfurlDecisionLabel } from './metrics.js';
-export { createReadiness, createStoreProbe, startMetricsServer } from './server.js';
+export { startMetricsServer } from './server.js';
 export type { MetricsServer, ReadinessCheck, ReadinessReport } from './server.js';
 
 export interface ServeMetricsOptions {
@@ -52,7 +53,7 @@ export async function serveMetrics(
     logger.info({ host, port: server.port }, 'metrics: /healthz, /readyz and /metrics');
     return server;
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
+    const code = systemErrorCode(error);
     throw new Error(
       `could not listen on METRICS_HOST ${host} port METRICS_PORT ${port} (${typeof code === 'string' ? code : String(error)}): choose a free port, an address of this machine, or leave METRICS_PORT blank`,
       { cause: error },

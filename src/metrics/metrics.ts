@@ -10,6 +10,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RuntimeObserver } from '../discord/contract.js';
+import { RUNTIME_ERROR_IDS } from '../discord/failures.js';
 import type { BreakerState, ManagedPhilomenaClient, PhilomenaObserver } from '../philomena/index.js';
 
 const PREFIX = 'philomena_bot_';
@@ -53,7 +54,15 @@ export interface BotMetrics {
   collectFrom(sources: ScrapeSources): void;
 }
 
-export function createBotMetrics(): BotMetrics {
+export interface BotMetricsOptions {
+  /**
+   * Every identifier a member's error may carry (commands/shared/error-texts.ts `USER_ERROR_IDS`): the only
+   * values of the `id` label; any other is counted as `other`. Default: the runtime's own.
+   */
+  readonly userErrorIds?: readonly string[];
+}
+
+export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -161,6 +170,15 @@ export function createBotMetrics(): BotMetrics {
       }
     },
   });
+  const knownErrorIds = new Set<string>(options.userErrorIds ?? Object.values(RUNTIME_ERROR_IDS));
+  const userErrors = new Counter({
+    name: `${PREFIX}user_errors_total`,
+    help: 'Errors shown to members, by identifier (one per distinct message; other: an identifier not listed).',
+    labelNames: ['id'] as const,
+    registers,
+  });
+  // Every listed identifier is exported from the start, at 0, so a rate over it needs no first error.
+  for (const id of knownErrorIds) userErrors.inc({ id }, 0);
   const discordRateLimited = new Counter({
     name: `${PREFIX}discord_rate_limited_total`,
     help: "Times Discord's REST client waited for a rate limit (a 429, or a bucket it knew to be empty), by scope.",
@@ -186,8 +204,9 @@ export function createBotMetrics(): BotMetrics {
       acknowledged({ kind, command, ms }) {
         ackSeconds.observe({ kind, command }, ms / 1000);
       },
-      answered({ kind, command, outcome, ms }) {
+      answered({ kind, command, outcome, ms, errorId }) {
         interactions.inc({ kind, command, outcome });
+        if (errorId !== undefined) userErrors.inc({ id: knownErrorIds.has(errorId) ? errorId : 'other' });
         answerSeconds.observe({ kind, command }, ms / 1000);
       },
       discordRateLimited({ scope, global }) {

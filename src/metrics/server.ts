@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type Keyv from 'keyv';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
@@ -148,7 +147,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     });
   });
   server.on('error', (error) => logger.warn({ err: error }, 'metrics server error'));
-  const { port } = server.address() as AddressInfo;
+  const address = server.address();
+  // A server listening on a host and port has an AddressInfo (a string is a pipe or socket path).
+  if (address === null || typeof address === 'string') throw new Error('the metrics server has no TCP port');
+  const { port } = address;
   let closed: Promise<void> | undefined;
   return {
     port,

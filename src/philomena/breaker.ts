@@ -37,6 +37,7 @@
  * state cannot be read or written, the breaker works on what this process knows (the copy last read still
  * holds until its times pass).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimitedError, SiteBlockedError, SiteUnavailableError } from './errors.js';
 import type { SharedSiteState } from './shared-state.js';
 
@@ -163,12 +164,12 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
       },
       () => undefined, // The backend is away: the copy last read (and this process's own state) serve.
     );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, sharedTimeoutMs);
-      timer.unref();
-    });
-    return Promise.race([read, timedOut]).finally(() => clearTimeout(timer));
+    // The timer holds no process open, and is cleared once either side has won.
+    const stop = new AbortController();
+    const timedOut = sleep(sharedTimeoutMs, undefined, { ref: false, signal: stop.signal }).catch(
+      () => undefined,
+    );
+    return Promise.race([read, timedOut]).finally(() => stop.abort());
   }
 
   /** A background read when the copy is stale (one at a time). */

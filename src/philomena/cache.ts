@@ -10,7 +10,11 @@
  * 3. keyv (SQLite in production), shared by every site's client; keys carry the site id.
  *
  * Values come back as they were stored, unparsed: the client's keys carry CACHE_SCHEMA_VERSION
- * (client/cache-version.ts), so an entry another deploy wrote in another shape is never read.
+ * (client/cache-version.ts), so an entry another deploy wrote in another shape is never read. That is why
+ * a value read back keeps its `as T` (memory, store or another caller's flight; one key is only ever
+ * written by one endpoint), each with an eslint-disable naming CACHE_SCHEMA_VERSION. The casts stay as
+ * they are: test/philomena/cache-version.test.ts fingerprints this file's code, and a refactor here would
+ * cost every deploy a cold cache.
  *
  * Only successes are cached, plus a short negative entry for 404 (a link to a deleted id is posted again
  * and again). Any other error is never cached. A store failure never fails a request: it is logged and the
@@ -84,8 +88,6 @@ export const LIFETIMES = {
   topic: 5 * MINUTE,
   topicPosts: 5 * MINUTE,
 } as const;
-
-export type CachedResource = keyof typeof LIFETIMES | 'oembed';
 
 /** How long after its upload an image's rating is treated as still settling. */
 export const NEW_UPLOAD_MS = 24 * HOUR;
@@ -212,11 +214,13 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
       const { site, message, path } = entry.notFound;
       throw new NotFoundError(message, { site, status: 404, ...(path === undefined ? {} : { path }) });
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- CACHE_SCHEMA_VERSION: see the header
     return entry.value as T;
   }
 
   function join<T>(flight: Flight, signal: AbortSignal | undefined): Promise<T> {
     flight.waiters += 1;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- CACHE_SCHEMA_VERSION: see the header
     if (!signal) return flight.promise as Promise<T>;
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => {
@@ -232,6 +236,7 @@ export function createResponseCache(options: ResponseCacheOptions = {}): Respons
       flight.promise.then(
         (value) => {
           signal.removeEventListener('abort', onAbort);
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- CACHE_SCHEMA_VERSION: see the header
           resolve(value as T);
         },
         (error: unknown) => {

@@ -143,3 +143,9 @@ export class SiteUrlError extends Error {
 export function isPhilomenaError(error: unknown): error is PhilomenaError {
   return error instanceof PhilomenaError;
 }
+
+/** The `code` a Node or undici error carries (`ECONNREFUSED`, `UND_ERR_CLOSED`, ...), if it is a string. */
+export function systemErrorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}

@@ -1,17 +1,17 @@
 /**
  * The Philomena client library's public surface. The bot imports from here; so could any other program.
  */
-export { BOARD_UPLOAD_MAX_BYTES, createPhilomenaClient } from './client.js';
-export { isSortField, SORT_FIELDS } from './client/params.js';
+export { BOARD_UPLOAD_MAX_BYTES, createPhilomenaClient } from './client/index.js';
+export { isSortField, SORT_FIELDS } from './client/sort-fields.js';
 export type {
   ClientStats,
   ManagedPhilomenaClient,
   PhilomenaClientOptions,
   TransportTuning,
-} from './client.js';
+} from './client/index.js';
 export { createClientRegistry } from './registry.js';
 export type { ClientRegistry, ClientRegistryOptions, RegistryCloseOptions } from './registry.js';
-export type * from './client-types.js';
+export type * from './client/types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
 export type {
   CacheFetchOptions,
@@ -50,7 +50,7 @@ export type {
   SharedWindowName,
   SiteHold,
 } from './shared-state.js';
-export { createTransport, defaultUserAgent, multipartFileBody, parseRetryAfter } from './transport.js';
+export { createTransport, DEFAULT_USER_AGENT, multipartFileBody, parseRetryAfter } from './transport.js';
 export type {
   MultipartFile,
   StreamedBody,

@@ -7,6 +7,7 @@
  * Discord bot in that channel. The client is handed URLs it did not make (a reverse search by URL), so
  * those path segments are scrubbed too, and the application uses this same redactor for its own logs.
  */
+import { systemErrorCode } from './errors.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -48,7 +49,7 @@ export function redactUrl(url: string): string {
  */
 export function scrubError(error: unknown, redact: (text: string) => string): Error {
   const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = systemErrorCode(error);
   // A fresh Error: its stack is built from the redacted message, and it has no cause.
   const scrubbed = new Error(redact(message));
   if (error instanceof Error && error.name !== 'Error') {

@@ -15,8 +15,8 @@ import {
   type ManagedPhilomenaClient,
   type PhilomenaClientOptions,
   type TransportTuning,
-} from './client.js';
-import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
+} from './client/index.js';
+import type { PhilomenaClient, PhilomenaObserver } from './client/types.js';
 import type { SharedFlights, SharedSiteState } from './shared-state.js';
 import type { Site } from './sites.js';
 
@@ -59,7 +59,7 @@ export interface ClientRegistryOptions {
   /** Identical requests of the program's other processes share one board call (cache.ts `flights`). */
   readonly flights?: SharedFlights;
   readonly lifetimes?: PhilomenaClientOptions['lifetimes'];
-  /** Every client's `seedImagesFromSearches` (client.ts). Default true. */
+  /** Every client's `seedImagesFromSearches` (client/index.ts). Default true. */
   readonly seedImagesFromSearches?: boolean;
   /** Entries of the shared in-memory LRU in front of keyv. Default 500. */
   readonly memoryEntries?: number;

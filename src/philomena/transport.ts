@@ -34,11 +34,16 @@
  * throws for 429, 501, 5xx, timeouts and resets once retries are spent.
  */
 import { Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import type { Logger } from 'pino';
-import project from '../../package.json' with { type: 'json' };
-import { InvalidResponseError, RateLimitedError, SiteBlockedError, SiteUnavailableError } from './errors.js';
+import {
+  InvalidResponseError,
+  RateLimitedError,
+  SiteBlockedError,
+  SiteUnavailableError,
+  systemErrorCode,
+} from './errors.js';
 import type { BreakerTicket, CircuitBreaker } from './breaker.js';
 import type { BudgetSlot, RequestBudget } from './budget/index.js';
 import { scrubError } from './redact.js';
@@ -84,6 +89,10 @@ export interface TransportOptions {
   readonly baseUrl: string;
   /** Default: a keep-alive undici Agent owned by the transport. */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Names the caller, so a site's operators can tell who is calling: an application passes its own name,
+   * version and what it is. Default `DEFAULT_USER_AGENT`.
+   */
   readonly userAgent?: string;
   /** Per attempt, headers and body included. Default 10 s. */
   readonly attemptTimeoutMs?: number;
@@ -120,20 +129,16 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const PROJECT_DESCRIPTION = 'Discord bot for Philomena image boards';
-
 /**
- * `philomena-bot/<version> (Discord bot for Philomena image boards)`: names the project and what it is,
- * so a site's operators can tell who is calling. The name and version are the project's package.json.
+ * The User-Agent of a caller that names none: the project and what it is, without a version (the library
+ * reads nothing outside its folder; the bot passes its own, versioned, from its package.json).
  */
-export function defaultUserAgent(): string {
-  return `${project.name}/${project.version} (${PROJECT_DESCRIPTION})`;
-}
+export const DEFAULT_USER_AGENT = 'philomena-bot (Discord bot for Philomena image boards)';
 
-/** Waits `ms`; an abort rejects with the signal's reason (as every other wait here), not an AbortError. */
-async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** The platform's sleep; an abort rejects with the signal's reason (as every other wait here), not an AbortError. */
+async function pause(ms: number, signal?: AbortSignal): Promise<void> {
   try {
-    await delay(ms, undefined, signal ? { signal } : {});
+    await sleep(ms, undefined, signal ? { signal } : {});
   } catch (error) {
     throw signal?.aborted ? signal.reason : error;
   }
@@ -203,7 +208,7 @@ export function createTransport(options: TransportOptions): Transport {
   const dispatcher: Dispatcher =
     options.dispatcher ??
     new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
-  const userAgent = options.userAgent ?? defaultUserAgent();
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const deadlineMs = options.deadlineMs ?? 30_000;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
@@ -213,7 +218,7 @@ export function createTransport(options: TransportOptions): Transport {
   const pauseWaitMs = Math.max(0, options.pauseWaitMs ?? 2_500);
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? abortableSleep;
+  const sleepFor = options.sleep ?? pause;
   const now = options.now ?? (() => performance.now());
   const site = options.site;
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -320,7 +325,7 @@ export function createTransport(options: TransportOptions): Transport {
         };
       }
       if (error instanceof InvalidResponseError) throw error;
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = systemErrorCode(error);
       if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
         // Our own pool was shut down (the bot is stopping): not the site's fault, and nothing to retry.
         throw new SiteUnavailableError(`${site}: the connection pool is closed`, 'network', {
@@ -406,7 +411,7 @@ export function createTransport(options: TransportOptions): Transport {
             const wait = shortPause(error);
             if (wait === undefined) throw error;
             pauseLeft -= wait;
-            await sleep(wait, req.signal);
+            await sleepFor(wait, req.signal);
           }
         }
         try {
@@ -444,7 +449,7 @@ export function createTransport(options: TransportOptions): Transport {
       const backoff = random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptNo - 1));
       const wait = Math.max(backoff, outcome.retryAfterMs ?? 0);
       if (wait > deadline - now()) return giveUp(outcome, wait);
-      await sleep(wait, req.signal);
+      await sleepFor(wait, req.signal);
     }
     if (!last) throw new Error('unreachable: no attempt was made');
     return giveUp(last, last.retryAfterMs);

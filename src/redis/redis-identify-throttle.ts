@@ -9,8 +9,10 @@
  * one line, and goes back to Redis when it answers. Two processes may then IDENTIFY in one window; Discord
  * closes one with 4008 and discord.js connects it again, so a Redis outage costs a reconnect, never a shard.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IIdentifyThrottler } from '@discordjs/ws';
 import type { Logger } from 'pino';
-import { IDENTIFY_WINDOW_MS, type IdentifyThrottler } from '../discord/identify.js';
+import { IDENTIFY_WINDOW_MS } from '../discord/identify.js';
 import { REDIS_NAMESPACE } from '../store/index.js';
 import { createRedisHealth, scriptRunner, type RedisScripting } from './scripts.js';
 
@@ -39,25 +41,19 @@ export interface RedisIdentifyThrottleOptions {
   readonly windowMs?: number;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * The platform's sleep, but an abort rejects with the signal's own reason (why the shard stopped waiting),
+ * not with the AbortError the platform throws.
+ */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (error) {
+    throw signal.aborted ? signal.reason : error;
+  }
 }
 
-export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOptions): IdentifyThrottler {
+export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOptions): IIdentifyThrottler {
   const prefix = options.prefix ?? `${REDIS_NAMESPACE}::identify:`;
   const windowMs = options.windowMs ?? IDENTIFY_WINDOW_MS + MARGIN_MS;
   const holder = options.holder ?? `pid ${process.pid}`;
@@ -79,7 +75,7 @@ export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOption
         localNext.set(bucket, at + windowMs);
         return;
       }
-      await sleep(next - at, signal);
+      await pause(next - at, signal);
     }
   }
 
@@ -87,7 +83,7 @@ export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOption
     async waitForIdentify(shardId, signal) {
       const bucket = shardId % buckets;
       for (;;) {
-        if (signal.aborted) throw signal.reason as Error;
+        if (signal.aborted) throw signal.reason;
         let left: number;
         try {
           const reply = await run(
@@ -106,7 +102,7 @@ export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOption
           return;
         }
         // A little jitter, so processes waiting on one bucket do not all ask in the same millisecond.
-        await sleep(Math.min(Math.max(1, left), windowMs) + Math.floor(Math.random() * 50), signal);
+        await pause(Math.min(Math.max(1, left), windowMs) + Math.floor(Math.random() * 50), signal);
       }
     },
   };

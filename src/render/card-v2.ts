@@ -18,6 +18,7 @@ import {
   type APIEmbed,
   type APIEmbedField,
   type APIMediaGalleryComponent,
+  type APIMessageComponent,
   type APITextDisplayComponent,
 } from 'discord.js';
 import {
@@ -81,24 +82,40 @@ export function countComponents(components: readonly unknown[]): number {
 export function v2TextLength(components: readonly unknown[]): number {
   let length = 0;
   walk(components, (component) => {
-    const content = component['content'];
-    if (component['type'] === ComponentType.TextDisplay && typeof content === 'string')
-      length += content.length;
+    // Checked although typed: callers may hand in any JSON, and a text display without text counts nothing.
+    if (component.type === ComponentType.TextDisplay && typeof component.content === 'string')
+      length += component.content.length;
   });
   return length;
 }
 
-function walk(value: unknown, visit: (component: Record<string, unknown>) => void): void {
+/**
+ * Anything with a numeric `type` counts as a component, as Discord counts it; what each type holds is then
+ * read through the discord-api-types union.
+ */
+function isComponent(value: unknown): value is APIMessageComponent {
+  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'number';
+}
+
+function walk(value: unknown, visit: (component: APIMessageComponent) => void): void {
   if (Array.isArray(value)) {
     for (const item of value) walk(item, visit);
     return;
   }
-  if (typeof value !== 'object' || value === null) return;
-  const component = value as Record<string, unknown>;
-  if (typeof component['type'] !== 'number') return;
-  visit(component);
-  walk(component['components'], visit);
-  walk(component['accessory'], visit);
+  if (!isComponent(value)) return;
+  visit(value);
+  switch (value.type) {
+    case ComponentType.ActionRow:
+    case ComponentType.Container:
+      walk(value.components, visit);
+      return;
+    case ComponentType.Section:
+      walk(value.components, visit);
+      walk(value.accessory, visit);
+      return;
+    default:
+      return;
+  }
 }
 
 /** Whole `items` joined with `separator`, as many as fit in `room`; '' when not even one does. */

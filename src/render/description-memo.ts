@@ -20,7 +20,7 @@ export interface DescriptionMemo {
 }
 
 /** Enough for every image on a busy bot's screens at once; at most ~4 KB each, so ~8 MB in all. */
-export const DESCRIPTION_MEMO_MAX = 2_000;
+const DESCRIPTION_MEMO_MAX = 2_000;
 
 /**
  * A least-recently-used memo of at most `capacity` renderings, keyed by site, image id, `updated_at` and

@@ -150,7 +150,7 @@ function hasLinkTail(text: string, from: number): boolean {
  * A URL as Discord link syntax accepts it: characters that could end the link early or be read as
  * Markdown or a mention are percent-encoded (servers read `%28` as `(`); `@` only outside the authority.
  */
-export function linkTarget(url: string): string {
+function linkTarget(url: string): string {
   const authorityEnd = url.indexOf('/', url.indexOf('//') + 2);
   const head = authorityEnd === -1 ? url : url.slice(0, authorityEnd);
   const tail = authorityEnd === -1 ? '' : url.slice(authorityEnd);

@@ -15,7 +15,7 @@ const DESCRIPTION_MAX = 300;
  * escaped description) could add up to about 2,300 characters, past Discord's 2,000 for a message, so the
  * description gets what room is left. The rest of the 2,000 is for the reply's own first line.
  */
-export const DESCRIBE_FILTER_MAX = 1_700;
+const DESCRIBE_FILTER_MAX = 1_700;
 /** Tags named per list; the rest are counted ("and 12 more"). */
 export const NAMED_TAGS_MAX = 15;
 /** Characters of one list of tag names, and of one kind of complex rules. */

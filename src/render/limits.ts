@@ -18,9 +18,9 @@ export const EMBEDS_TOTAL_MAX = 6000;
 export const EMBEDS_PER_MESSAGE_MAX = 10;
 export const MESSAGE_CONTENT_MAX = 2000;
 /** Discord rejects longer embed URLs (url, image, thumbnail, icons). */
-export const EMBED_URL_MAX = 2048;
+const EMBED_URL_MAX = 2048;
 /** A field needs a non-empty name and value; this is what stands in for an empty one. */
-export const EMPTY_FIELD = '\u200b';
+const EMPTY_FIELD = '\u200b';
 
 /** The characters an embed counts towards {@link EMBEDS_TOTAL_MAX} (discord.js's own count). */
 export function embedLength(embed: APIEmbed): number {

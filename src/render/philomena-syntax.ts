@@ -11,7 +11,7 @@ import type { MarkdownIt, StateBlock, StateCore, StateInline, Token } from 'mark
 export const MAX_URL = 2_048;
 
 /** Delimiter markers of the two spoiler syntaxes: `||` and Textile's `[spoiler]` (./textile.ts). */
-export const PIPE_SPOILER = 0x7c;
+const PIPE_SPOILER = 0x7c;
 export const TEXTILE_SPOILER = 0x5b;
 
 /** In markdown-it's `env`: the parse is of text cut at the input cap. */
@@ -20,7 +20,7 @@ export const CUT = Symbol('cut');
 const OPEN_END = Symbol('open end');
 
 /** A letter or digit: `a>>1` and `xhttps://` are not a reference or a URL. */
-export function isWordChar(c: string | undefined): boolean {
+function isWordChar(c: string | undefined): boolean {
   return c !== undefined && /[\p{L}\p{N}]/u.test(c);
 }
 
@@ -254,7 +254,7 @@ function angleUrl(state: StateInline, silent: boolean): boolean {
  * as the lines it is). Split into cells rather than matched with one regex, whose neighbouring `\s*`
  * made a line of blanks quadratic.
  */
-export function isTableRule(line: string): boolean {
+function isTableRule(line: string): boolean {
   const row = line.trim();
   const cells = row.split('|');
   if (row.startsWith('|')) cells.shift();

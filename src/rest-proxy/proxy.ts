@@ -14,11 +14,10 @@
  * README, "Running at scale".
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { populateErrorResponse, populateSuccessfulResponse } from '@discordjs/proxy';
 // From @discordjs/rest itself, not discord.js: the proxy tells a 429 apart with `instanceof` against the ES
 // module build of @discordjs/rest, and discord.js loads the CommonJS one (another class).
-import { DiscordAPIError, REST, type RequestMethod } from '@discordjs/rest';
+import { DiscordAPIError, REST, RequestMethod } from '@discordjs/rest';
 import { z } from 'zod';
 import { redactUrl } from '../redact.js';
 import {
@@ -86,6 +85,18 @@ interface Gate {
   readonly applications: ApplicationIds;
 }
 
+const REQUEST_METHODS: ReadonlySet<string> = new Set(Object.values(RequestMethod));
+
+/** The methods @discordjs/rest sends (Discord's REST API takes no other). */
+function isRequestMethod(method: string): method is RequestMethod {
+  return REQUEST_METHODS.has(method);
+}
+
+/** A route as @discordjs/rest takes it. */
+function isRoute(route: string): route is `/${string}` {
+  return route.startsWith('/');
+}
+
 /** Whether the proxy relays this request (see access.ts). */
 async function admitted(gate: Gate, method: string, route: string, authorization: string | undefined) {
   if (authorization !== undefined) return gate.isBotToken(authorization);
@@ -128,6 +139,12 @@ async function forward(
     res.writeHead(502).end();
     return;
   }
+  if (!isRequestMethod(method)) {
+    // Discord takes no other method either (it would answer 405 too): not worth a trip upstream.
+    req.resume();
+    res.writeHead(405, { allow: [...REQUEST_METHODS].join(', ') }).end();
+    return;
+  }
   const headers: Record<string, string> = {};
   if (req.headers['content-type'] !== undefined) headers['Content-Type'] = req.headers['content-type'];
   if (authorization !== undefined) headers['authorization'] = authorization;
@@ -136,9 +153,8 @@ async function forward(
   try {
     const answer = await rest.queueRequest({
       body: req,
-      fullRoute: route as `/${string}`,
-      // Discord itself answers a method it does not take (405).
-      method: method as RequestMethod,
+      fullRoute: isRoute(route) ? route : `/${route}`,
+      method,
       auth: false,
       passThroughBody: true,
       query: url.searchParams,
@@ -188,7 +204,9 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
   // Learn the bots' applications now rather than on their first follow-up; with the ids configured,
   // only when a request names another one.
   if (known.length === 0) void gate.applications.learn();
-  const address = server.address() as AddressInfo;
+  const address = server.address();
+  // A TCP server listening always has an AddressInfo (a string is a pipe's, null before listening).
+  if (address === null || typeof address === 'string') throw new Error('the REST proxy has no TCP address');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/api`,

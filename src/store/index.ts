@@ -4,16 +4,8 @@
  * makes (a keyv that owns its records and sweeper), `records.ts` the updates that must not be lost,
  * `sweeper.ts` the deletion of expired entries.
  */
-export { closeStore, recordStoreOf, StoreHandle } from './handle.js';
-export {
-  createStore,
-  logStoreErrors,
-  openStore,
-  REDIS_CONNECT_TIMEOUT_MS,
-  REDIS_NAMESPACE,
-  REDIS_SOCKET_TIMEOUT_MS,
-  SQLITE_BUSY_TIMEOUT_MS,
-} from './open.js';
+export { closeStore, recordStoreOf } from './handle.js';
+export { createStore, logStoreErrors, openStore, REDIS_NAMESPACE, REDIS_SOCKET_TIMEOUT_MS } from './open.js';
 export type { RecordStore } from './records.js';
 export {
   DEFAULT_SWEEP_INTERVAL_MS,
@@ -21,6 +13,6 @@ export {
   type StoreSweeper,
   type StoreSweeperOptions,
 } from './sweeper.js';
-export { STORE_URL_FORMS, storeSecretsOf, storeUrlProblem } from './url.js';
-// Kept importable from here, where they are thrown; they live in the one error hierarchy (errors.ts).
-export { StoreAccessError, StoreOpenError } from '../errors.js';
+export { storeSecretsOf, storeUrlProblem } from './url.js';
+// Kept importable from here, where it is thrown; it lives in the one error hierarchy (errors.ts).
+export { StoreOpenError } from '../errors.js';

@@ -20,7 +20,7 @@ import { isMemoryUrl, isRedisUrl, STORE_URL_FORMS, storeSecretsOf, storeUrlProbl
  * one's own sweeper) before SQLite gives up with SQLITE_BUSY. Without it a lock fails the statement at
  * once, and keyv turns that into a silent miss.
  */
-export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * What Redis keys of this bot start with (`philomena-bot::settings:guild:1`), so one Redis (or one db of it)
@@ -28,7 +28,7 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
  */
 export const REDIS_NAMESPACE = 'philomena-bot';
 /** A connection attempt that gets no answer (a firewall that drops packets) gives up after this. */
-export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
+const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 /**
  * A connection that hears nothing for this long is dropped, failing the commands waiting on it (a Redis that
  * hangs, a link that went dead without a reset), so a command waits on the store no longer than on a slow

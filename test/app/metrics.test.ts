@@ -12,6 +12,7 @@ import { startBotProcess, type BotProcess } from '../lifecycle/bot-process.js';
 import { startHarness, ROOMY_BUDGET, type Harness } from '../support/harness.js';
 import { customIds } from '../support/messages.js';
 import { eventually, outcome, unfurlReply } from '../support/waiting.js';
+import { USER_ERROR_IDS } from '../../commands/shared/error-texts.js';
 import { createLogger } from '../../src/logger.js';
 import {
   createBotMetrics,
@@ -19,7 +20,7 @@ import {
   type BotMetrics,
   type MetricsServer,
 } from '../../src/metrics/index.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
 import { resolveSite } from '../../src/philomena/sites.js';
 
 interface Sample {
@@ -68,7 +69,7 @@ describe('the metrics port over the real bot', () => {
   let stopping = false;
 
   beforeAll(async () => {
-    metrics = createBotMetrics();
+    metrics = createBotMetrics({ userErrorIds: USER_ERROR_IDS });
     h = await startHarness({
       start: false,
       discord: { heartbeatIntervalMs: 200 },
@@ -153,6 +154,9 @@ describe('the metrics port over the real bot', () => {
     expect(
       find(all, 'philomena_bot_interactions_total', { command: 'image', outcome: 'user_error' })?.value,
     ).toBe(1);
+    // The same failure by what the member read: the missing image.
+    expect(find(all, 'philomena_bot_user_errors_total', { id: 'board.not-found' })?.value).toBe(1);
+    for (const s of named(all, 'philomena_bot_user_errors_total')) expect(labelKeys(s)).toEqual(['id']);
     expect(
       find(all, 'philomena_bot_interactions_total', {
         kind: 'button',

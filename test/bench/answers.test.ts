@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { cardsIn, classifyAnswer } from '../../bench/answers.js';
 import { cardMessage } from '../../commands/shared/show-image.js';
 import { userErrorText } from '../../commands/shared/error-texts.js';
-import { outgoing } from '../../src/discord/acks.js';
+import { outgoing } from '../../src/discord/outbox.js';
 import type { MessageBody } from '../../src/discord/contract.js';
 import { NotFoundError, SiteBlockedError, SiteUnavailableError } from '../../src/errors.js';
 import { visibleImageSchema, type Image } from '../../src/philomena/schemas.js';

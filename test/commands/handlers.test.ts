@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { refusalOf } from '../../src/discord/preconditions.js';
 import { IDS } from '../fakes/philomena/index.js';
 import {
   fakeInteraction,
@@ -26,6 +27,9 @@ async function run(interaction: FakeInteraction): Promise<Reply> {
     (c) => c.kind === 'chat' && c.data.name === interaction.commandName,
   );
   if (command?.kind !== 'chat') throw new Error(`no command ${interaction.commandName}`);
+  // What the runtime checks before it runs a command (src/discord/preconditions.ts).
+  const refused = refusalOf(interaction, command.requires);
+  if (refused !== undefined) throw refused;
   return command.execute(interaction as never, await bed.context(interaction));
 }
 
@@ -73,11 +77,19 @@ describe('/featured and /settings as functions', () => {
     await expect(
       run(fakeInteraction('settings', {}, 'dm', { subcommand: 'show', manageServer: true })),
     ).rejects.toThrow(/belong to a server/);
+    await expect(
+      run(fakeInteraction('settings', {}, 'dm', { subcommand: 'show', manageServer: true })),
+    ).rejects.toMatchObject({ id: 'settings.server-only' });
   });
 
   it('GIVEN /settings show by a member without Manage Server THEN refused', async () => {
     await expect(run(fakeInteraction('settings', {}, 'plain', { subcommand: 'show' }))).rejects.toThrow(
       /Manage Server/,
+    );
+    await expect(run(fakeInteraction('settings', {}, 'plain', { subcommand: 'show' }))).rejects.toMatchObject(
+      {
+        id: 'settings.manage-server',
+      },
     );
   });
 

@@ -12,7 +12,7 @@ import { decodeCustomId, encodeCustomId, encodeTime, siteCode } from '../../src/
 import { reverseButtons } from '../../commands/reverse/results.js';
 import { encodeSearchButton, SEARCH_STATE_KIND } from '../../commands/search/codec.js';
 import { searchButtons } from '../../commands/search/paging.js';
-import { createInteractionState } from '../../src/discord/button-state.js';
+import { createButtonState } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { knownSite } from '../../src/philomena/sites.js';
 
@@ -21,7 +21,7 @@ const OWNER = '111111111111111111';
 const INTRUDER = '222222222222222222';
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 
-function contextWith(state: ReturnType<typeof createInteractionState>): CommandContext {
+function contextWith(state: ReturnType<typeof createButtonState>): CommandContext {
   // Only what a click reads before any board call: a refused click must stop before the registry.
   return {
     state,
@@ -41,7 +41,7 @@ function click(userId: string): ButtonInteraction {
 
 describe('paging state owned by the member who searched', () => {
   it('GIVEN a forged search click naming the intruder as owner with the owner’s token THEN refused before any board call', async () => {
-    const state = createInteractionState(new Keyv());
+    const state = createButtonState(new Keyv());
     const token = await state.put(SEARCH_STATE_KIND, { query: 'pony', owner: OWNER });
     const forged = encodeSearchButton('next', {
       site: SITE,
@@ -64,7 +64,7 @@ describe('paging state owned by the member who searched', () => {
   });
 
   it('GIVEN a forged reverse-search click with the owner’s token THEN refused before any board call', async () => {
-    const state = createInteractionState(new Keyv());
+    const state = createButtonState(new Keyv());
     const token = await state.put('reverse', { ids: [1, 2, 3], owner: OWNER });
     const forged = encodeCustomId('rev', 'next', [siteCode(SITE), token, 1, 3, INTRUDER, encodeTime(NOW)]);
     const decoded = decodeCustomId(forged);
@@ -75,7 +75,7 @@ describe('paging state owned by the member who searched', () => {
   });
 
   it('GIVEN a state written before owners were stored THEN it reads as expired, never as anyone’s', async () => {
-    const state = createInteractionState(new Keyv());
+    const state = createButtonState(new Keyv());
     const token = await state.put(SEARCH_STATE_KIND, { query: 'pony' });
     const id = encodeSearchButton('next', {
       site: SITE,

@@ -9,12 +9,7 @@ import {
   siteCode,
   siteOfCode,
 } from '../../src/discord/custom-id.js';
-import {
-  decodeSearchButton,
-  encodeSearchButton,
-  SORTS,
-  type SearchPage,
-} from '../../commands/search/codec.js';
+import { encodeSearchButton, searchButton, SORTS, type SearchPage } from '../../commands/search/codec.js';
 import { KNOWN_SITES, knownSite, resolveSite } from '../../src/philomena/sites.js';
 
 const derpibooru = knownSite('derpibooru')!;
@@ -73,7 +68,7 @@ describe('search paging ids', () => {
       expect(id.length).toBeLessThanOrEqual(CUSTOM_ID_MAX);
       const decoded = decodeCustomId(id);
       expect(decoded?.key).toBe(`srch:${action}`);
-      const state = decodeSearchButton(decoded!.args, [...KNOWN_SITES, local], local);
+      const state = searchButton.decodeWithSite(decoded!.args, [...KNOWN_SITES, local], local);
       expect(state).toEqual({ ...widest, issuedAt: Math.floor(widest.issuedAt / 1000) * 1000 });
     }
   });
@@ -82,7 +77,7 @@ describe('search paging ids', () => {
     for (const sort of SORTS) {
       const state = { ...widest, site: derpibooru, sort, private: false };
       const args = decodeCustomId(encodeSearchButton('next', state))!.args;
-      expect(decodeSearchButton(args, KNOWN_SITES, derpibooru)?.sort).toBe(sort);
+      expect(searchButton.decodeWithSite(args, KNOWN_SITES, derpibooru)?.sort).toBe(sort);
     }
   });
 
@@ -91,8 +86,8 @@ describe('search paging ids', () => {
     for (let i = 0; i < args.length; i += 1) {
       const broken = [...args];
       broken[i] = 'x!';
-      expect(decodeSearchButton(broken, KNOWN_SITES, derpibooru)).toBeUndefined();
+      expect(searchButton.decodeWithSite(broken, KNOWN_SITES, derpibooru)).toBeUndefined();
     }
-    expect(decodeSearchButton(args.slice(0, 5), KNOWN_SITES, derpibooru)).toBeUndefined();
+    expect(searchButton.decodeWithSite(args.slice(0, 5), KNOWN_SITES, derpibooru)).toBeUndefined();
   });
 });

@@ -17,7 +17,19 @@ describe('smoke', () => {
         .registeredCommands()
         .map((c) => c.name)
         .sort(),
-    ).toEqual(['Find source', 'Show card', 'featured', 'feed', 'image', 'reverse', 'search', 'settings', 'tag'].sort());
+    ).toEqual(
+      [
+        'Find source',
+        'Show card',
+        'featured',
+        'feed',
+        'image',
+        'reverse',
+        'search',
+        'settings',
+        'tag',
+      ].sort(),
+    );
     const slash = h.discord.sendCommand({
       name: 'image',
       options: { id: String(IDS.safe) },

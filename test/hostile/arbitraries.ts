@@ -120,7 +120,7 @@ export function wellFormed(text: string): string {
 }
 
 /** Zalgo: a base letter buried under combining marks. */
-export const zalgo: fc.Arbitrary<string> = fc
+const zalgo: fc.Arbitrary<string> = fc
   .tuple(
     fc.constantFrom('a', 'Z', 'é', '@', '<'),
     fc.array(fc.integer({ min: 0x300, max: 0x36f }), { minLength: 1, maxLength: 40 }),
@@ -128,7 +128,7 @@ export const zalgo: fc.Arbitrary<string> = fc
   .map(([base, marks]) => base + String.fromCharCode(...marks));
 
 /** Control characters (C0, DEL, C1) one at a time. */
-export const control: fc.Arbitrary<string> = fc
+const control: fc.Arbitrary<string> = fc
   .oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f }))
   .map((c) => String.fromCharCode(c));
 
@@ -162,7 +162,7 @@ export function hostileTextUpTo(maxLength: number): fc.Arbitrary<string> {
 }
 
 /** `text` within `max` UTF-16 units without ending on half a surrogate pair that was not there before. */
-export function cutWithin(text: string, max: number): string {
+function cutWithin(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   return /[\ud800-\udbff]$/.test(cut) && /[\udc00-\udfff]/.test(text.charAt(max)) ? cut.slice(0, -1) : cut;

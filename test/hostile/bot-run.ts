@@ -46,7 +46,7 @@ export function isEphemeral(message: RecordedMessage): boolean {
 }
 
 /** The message bodies the bot sent since `from` (interaction callbacks unwrapped to their `data`). */
-export function sentBodies(h: Harness, from: Mark): unknown[] {
+function sentBodies(h: Harness, from: Mark): unknown[] {
   return h.discord.requests.slice(from.discord).flatMap((request) => {
     const body = request.body;
     if (typeof body !== 'object' || body === null) return [];

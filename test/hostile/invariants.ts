@@ -8,7 +8,7 @@
  */
 
 /** Discord's documented message and embed limits. */
-export const DISCORD = {
+const DISCORD = {
   content: 2000,
   embeds: 10,
   title: 256,
@@ -165,7 +165,7 @@ export function httpProblems(value: unknown, allowedOrigins: readonly string[] =
 }
 
 /** Any secret inside any string of `value`. */
-export function secretProblems(value: unknown, secrets: readonly string[]): string[] {
+function secretProblems(value: unknown, secrets: readonly string[]): string[] {
   const problems: string[] = [];
   walkStrings(value, (path, text) => {
     for (const secret of secrets)

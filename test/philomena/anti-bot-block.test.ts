@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { IDS, type FakePhilomena } from '../fakes/philomena/index.js';
 import { BLOCK_MS } from '../../src/philomena/breaker.js';
-import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client/index.js';
 import { RateLimitedError, SiteBlockedError } from '../../src/philomena/errors.js';
 import type { SharedSiteState } from '../../src/philomena/shared-state.js';
 import type { Site } from '../../src/philomena/sites.js';

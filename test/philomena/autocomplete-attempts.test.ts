@@ -3,7 +3,7 @@
  * autocomplete's small share of the budget. Other calls keep the client's retries.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
 import { runWithRequestContext } from '../../src/philomena/request-context.js';
 import { resolveSite } from '../../src/philomena/sites.js';
 import { closeServers, serve } from './local-server.js';

@@ -17,7 +17,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createResponseCache } from '../../src/philomena/cache.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
 import { CACHE_SCHEMA_VERSION } from '../../src/philomena/client/cache-version.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 
@@ -34,6 +34,7 @@ const FINGERPRINTS: Readonly<Record<number, string>> = {
   3: 'e2f861506777e617',
   4: 'e1485780fc27b374',
   5: 'a9c8c1a1bb8223f9',
+  6: 'b536f76b1d15e587',
 };
 
 /**

@@ -20,7 +20,7 @@ import {
   TAG_SLUGS,
   type FakePhilomena,
 } from '../fakes/philomena/index.js';
-import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client/index.js';
 import { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from '../../src/philomena/cache.js';
 import { knownSite, type Site } from '../../src/philomena/sites.js';
 import { InvalidResponseError, NotFoundError, SiteUnavailableError } from '../../src/philomena/errors.js';

@@ -13,7 +13,7 @@ import {
   TAG_SLUGS,
   type FakePhilomena,
 } from '../fakes/philomena/index.js';
-import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client/index.js';
 import { createResponseCache } from '../../src/philomena/cache.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import {

@@ -17,7 +17,7 @@ import {
   TAG_SLUGS,
   type FakePhilomena,
 } from '../fakes/philomena/index.js';
-import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type ManagedPhilomenaClient } from '../../src/philomena/client/index.js';
 import type { Site } from '../../src/philomena/sites.js';
 
 let booru: FakePhilomena;

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, type FakePhilomena } from '../fakes/philomena/index.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
-import { isSortField, SORT_FIELDS } from '../../src/philomena/client/params.js';
-import type { SubmitImageInput } from '../../src/philomena/client-types.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
+import { isSortField, SORT_FIELDS } from '../../src/philomena/client/sort-fields.js';
+import type { SubmitImageInput } from '../../src/philomena/client/types.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { API, useFakeBoard } from '../support/board.js';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Keyv from 'keyv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createResponseCache, LIFETIMES } from '../../src/philomena/cache.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
 import { resolveSite } from '../../src/philomena/sites.js';
 import { isSafe } from '../../src/philomena/tags.js';
 import { philomenaFixture } from '../support/shared.js';

@@ -6,7 +6,7 @@ import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createResponseCache } from '../../src/philomena/cache.js';
-import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client/index.js';
 import { knownSite, resolveSite, type Site } from '../../src/philomena/sites.js';
 import { InvalidResponseError, isPhilomenaError, SiteUnavailableError } from '../../src/philomena/errors.js';
 

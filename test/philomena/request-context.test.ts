@@ -5,7 +5,7 @@
 import { useFakeBoard } from '../support/board.js';
 import { describe, expect, it } from 'vitest';
 import { FAKE_KEY, IDS, type FakePhilomena } from '../fakes/philomena/index.js';
-import { createPhilomenaClient } from '../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../src/philomena/client/index.js';
 import {
   createRequestBudget,
   type AcquireOptions,

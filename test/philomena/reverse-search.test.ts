@@ -12,9 +12,9 @@ import {
   BOARD_UPLOAD_MAX_BYTES,
   createPhilomenaClient,
   type PhilomenaClientOptions,
-} from '../../src/philomena/client.js';
+} from '../../src/philomena/client/index.js';
 import { createRequestBudget } from '../../src/philomena/budget/index.js';
-import type { ReverseSearchUpload } from '../../src/philomena/client-types.js';
+import type { ReverseSearchUpload } from '../../src/philomena/client/types.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 import { SiteUnavailableError } from '../../src/philomena/errors.js';
 import { closeServers, json, multipartFile, serve, type Served } from './local-server.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FILTER_IDS, IDS, startFakePhilomena, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createResponseCache, LIFETIMES, type ResponseCacheOptions } from '../../src/philomena/cache.js';
-import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client/index.js';
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite, type Site } from '../../src/philomena/sites.js';
 

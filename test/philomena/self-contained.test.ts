@@ -1,7 +1,7 @@
 /**
  * `src/philomena/` is a library: it imports nothing of the application around it (errors, redaction,
- * logger, store, bot), so it can be lifted out as it is. Third-party packages and `node:` modules are fine,
- * and so is the project's package.json, which names the default User-Agent.
+ * logger, store, bot), so it can be lifted out as it is. Third-party packages and `node:` modules are fine;
+ * not even the project's package.json is read (the bot passes its User-Agent in).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,8 +36,6 @@ describe('the Philomena library stands on its own', () => {
       for (const specifier of specifiers(file)) {
         if (!specifier.startsWith('.')) continue; // a package or a node: module
         const target = path.resolve(path.dirname(file), specifier);
-        // The project's own package.json names the default User-Agent (transport.ts).
-        if (target === path.join(root, 'package.json')) continue;
         if (!target.startsWith(libraryDir + path.sep)) {
           outside.push(`${path.relative(root, file)} imports ${specifier}`);
         }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { IDS, type FakePhilomena } from '../fakes/philomena/index.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../../src/philomena/breaker.js';
-import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client.js';
+import { createPhilomenaClient, type PhilomenaClientOptions } from '../../src/philomena/client/index.js';
 import { RateLimitedError } from '../../src/philomena/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { API, useFakeBoard } from '../support/board.js';

@@ -4,10 +4,9 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRedactor } from '../../src/philomena/redact.js';
-import { readFileSync } from 'node:fs';
 import {
   createTransport,
-  defaultUserAgent,
+  DEFAULT_USER_AGENT,
   parseRetryAfter,
   type TransportOptions,
 } from '../../src/philomena/transport.js';
@@ -302,16 +301,14 @@ describe('transport: connections, deadline, User-Agent', () => {
     await transport.close();
   });
 
-  it('GIVEN no User-Agent option THEN the default names the project, its package.json version and what it is', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    expect(defaultUserAgent()).toBe(`philomena-bot/${version} (Discord bot for Philomena image boards)`);
-    expect(defaultUserAgent()).not.toMatch(/github/i);
+  // The bot's own, versioned User-Agent (from its package.json) is test/app/user-agent.test.ts's.
+  it('GIVEN no User-Agent option THEN the library default names the project and what it is', async () => {
+    expect(DEFAULT_USER_AGENT).toBe('philomena-bot (Discord bot for Philomena image boards)');
+    expect(DEFAULT_USER_AGENT).not.toMatch(/github/i);
     const served = await serve(json(200, {}));
     const { transport } = transportFor(served);
     await transport.send(GET);
-    expect(served.requests[0]?.headers['user-agent']).toBe(defaultUserAgent());
+    expect(served.requests[0]?.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
     await transport.close();
   });
 });

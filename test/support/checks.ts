@@ -20,10 +20,7 @@ export function expectNoDiscordProblems(
 }
 
 /** Neither the board key nor the Discord token is in the log text. */
-export function expectNoSecretsLogged(h: {
-  readonly discord: Pick<FakeDiscord, 'token'>;
-  logText(): string;
-}): void {
+function expectNoSecretsLogged(h: { readonly discord: Pick<FakeDiscord, 'token'>; logText(): string }): void {
   const logs = h.logText();
   expect(logs).not.toContain(FAKE_KEY);
   expect(logs).not.toContain(h.discord.token);

@@ -43,8 +43,8 @@ interface FakeOptions {
   getFocused(full: true): { name: string; value: string };
 }
 
-export const MEMBER_ID = '200000000000000001';
-export const GUILD_ID = '100000000000000001';
+const MEMBER_ID = '200000000000000001';
+const GUILD_ID = '100000000000000001';
 
 /** An interaction of `commandName` in `where`, with these option values. */
 export function fakeInteraction(
@@ -98,7 +98,11 @@ export async function startCommandBed(): Promise<CommandBed> {
   return {
     booru,
     features,
-    context: (interaction) => features.context(interaction as unknown as Interaction, logger),
+    context: (interaction) => {
+      // What the runtime passes: the interaction's own channel (a fake never needs the raw packet's).
+      const real = interaction as unknown as Interaction;
+      return features.context(real, logger, real.channel ?? null);
+    },
     async close() {
       await registry.close();
       await closeStore(store);

@@ -20,6 +20,7 @@ import type Keyv from 'keyv';
 import { createFeatures, type FeatureDeps } from '../../commands/index.js';
 import type { Command } from '../../commands/shared/context.js';
 import { createBot, type Bot, type BotDeps } from '../../src/discord/bot.js';
+import { runtimeOptionsOf } from '../../src/runtime-options.js';
 import type { RuntimeObserver } from '../../src/discord/contract.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -168,7 +169,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       pollFeeds = poller.pollNow as () => Promise<void>;
     }
     return createBot({
-      config,
+      options: runtimeOptionsOf(config),
       logger,
       store,
       ...features,

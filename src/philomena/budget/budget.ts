@@ -48,7 +48,7 @@
  * go now, the wake-up timer, the deadlines and what the observer is told.
  */
 import { SiteUnavailableError } from '../errors.js';
-import type { BudgetWaitEvent } from '../client-types.js';
+import type { BudgetWaitEvent } from '../client/types.js';
 import type { RequestPriority } from '../request-context.js';
 import {
   createFairQueue,
@@ -95,7 +95,10 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
   const now = options.now ?? (() => performance.now());
   const setTimer = options.setTimer ?? ((cb: () => void, ms: number) => setTimeout(cb, ms));
   const clearTimer =
-    options.clearTimer ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
+    options.clearTimer ??
+    // The handle is one the default setTimer above made (the seams come in pairs): not outside data.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion
+    ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const maxQueue = options.maxQueue ?? 100;
   const caps = {
     maxQueue,

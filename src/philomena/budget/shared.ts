@@ -19,15 +19,15 @@ import { hasRoom, occupy, vacate, type Occupant, type Window } from './windows.j
 export const SHARED_FALLBACK_SHARE = 0.25;
 
 /** Beyond one window after the backend was lost, before a process grants alone: requests still on their way. */
-export const LOST_BACKEND_MARGIN_MS = 500;
+const LOST_BACKEND_MARGIN_MS = 500;
 
 /** The slots of `window` a process may hold while it serves on its own. */
-export function ownShare(window: Window): number {
+function ownShare(window: Window): number {
   return Math.max(1, Math.floor(window.spec.limit * SHARED_FALLBACK_SHARE));
 }
 
 /** The shared windows `windows` stand for (a window without a name is the process's own). */
-export function sharedWindowsOf(windows: readonly Window[]): SharedWindow[] {
+function sharedWindowsOf(windows: readonly Window[]): SharedWindow[] {
   const list: SharedWindow[] = [];
   for (const { name, spec } of windows) {
     if (name !== undefined) list.push({ name, limit: spec.limit, windowMs: spec.windowMs });
@@ -90,7 +90,7 @@ export interface SharedBudget {
 }
 
 /** `backend.take`, bounded by `timeoutMs`; undefined when it failed or was late (a late slot is given back). */
-export async function askShared(
+async function askShared(
   options: Pick<SharedBudgetOptions, 'site' | 'backend' | 'timeoutMs' | 'setTimer' | 'clearTimer'>,
   list: readonly SharedWindow[],
 ): Promise<SharedTake | undefined> {

@@ -1,5 +1,5 @@
 /** The request budget's options and public types (budget.ts explains the budget). */
-import type { PhilomenaObserver } from '../client-types.js';
+import type { PhilomenaObserver } from '../client/types.js';
 import type { RequestContext } from '../request-context.js';
 import type { SharedSlots } from '../shared-state.js';
 import type { WindowSpec } from './windows.js';

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { LIFETIMES, ResponseCache } from '../cache.js';
 import { NEW_UPLOAD_MS } from '../cache.js';
-import type { CallOptions, Page } from '../client-types.js';
+import type { CallOptions, Page } from './types.js';
 import {
   BadQueryError,
   ForbiddenError,

@@ -5,42 +5,8 @@
  * non-empty text. A bad value throws a `RangeError` (or `TypeError` for a value of the wrong type) naming
  * the parameter: a programming error, since callers bound user input already, so it is not clamped silently.
  */
-import type { FilterOption, PageOptions } from '../client-types.js';
-
-/**
- * The sort fields of the image search (`sf`), besides the seeded `random:<n>` and `gallery_id:<n>`: the
- * `SortField` enum of Philomena's `openapi.yaml` (docs/board-behaviour.md, "Parameters").
- */
-export const SORT_FIELDS = [
-  'id',
-  'updated_at',
-  'first_seen_at',
-  'aspect_ratio',
-  'faves',
-  'downvotes',
-  'upvotes',
-  'width',
-  'height',
-  'score',
-  'comment_count',
-  'tag_count',
-  'wilson_score',
-  'pixels',
-  'size',
-  'duration',
-  'hides',
-  '_score',
-  'random',
-] as const;
-
-export type SortField = (typeof SORT_FIELDS)[number] | `random:${number}` | `gallery_id:${number}`;
-export type SortDirection = 'asc' | 'desc';
-
-const SORT_FIELD_SET: ReadonlySet<string> = new Set(SORT_FIELDS);
-
-export function isSortField(value: string): value is SortField {
-  return SORT_FIELD_SET.has(value) || /^(?:random|gallery_id):\d+$/.test(value);
-}
+import { isSortField } from './sort-fields.js';
+import type { FilterOption, PageOptions } from './types.js';
 
 /** A query of path parameters; `undefined` values are left out. */
 export type Query = Record<string, string | number | undefined>;

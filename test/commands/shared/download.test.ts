@@ -63,7 +63,11 @@ describe('attachment download', () => {
     expect(error).toBeInstanceOf(UserFacingError);
     expect((error as Error).message).toBe(DOWNLOAD_FAILED_TEXT);
     expect((error as Error).cause).toBeInstanceOf(Error);
-    expect(userErrorText(error)).toEqual({ text: DOWNLOAD_FAILED_TEXT, expected: true });
+    expect(userErrorText(error)).toEqual({
+      id: 'download.failed',
+      text: DOWNLOAD_FAILED_TEXT,
+      expected: true,
+    });
   });
 
   it('GIVEN no answer within the timeout THEN the same try-again error', async () => {

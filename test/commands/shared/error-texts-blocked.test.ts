@@ -13,6 +13,8 @@ describe('userErrorText: the board blocked the bot', () => {
       siteName: 'Derpibooru',
     });
     expect(userErrorText(error)).toEqual({
+      id: 'board.blocked',
+      params: { site: 'Derpibooru', seconds: 960 },
       text: "Derpibooru has paused the bot's requests for a while (it took them for too many). Try again in 16 minutes.",
       expected: true,
     });

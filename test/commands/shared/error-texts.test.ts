@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordAPIError, HTTPError } from 'discord.js';
-import { userErrorText } from '../../../commands/shared/error-texts.js';
-import { tokenUsable, type Ack } from '../../../src/discord/acks.js';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { USER_ERROR_IDS, userErrorText } from '../../../commands/shared/error-texts.js';
+import { tokenUsable, type Ack } from '../../../src/discord/outbox.js';
 import { fitChoices } from '../../../src/discord/autocomplete.js';
-import { discordFailureOf, UserFacingError, type DiscordFailure } from '../../../src/discord/failures.js';
+import {
+  discordFailureOf,
+  isLabelSafeId,
+  RUNTIME_ERROR_IDS,
+  UserFacingError,
+  type DiscordFailure,
+} from '../../../src/discord/failures.js';
 import {
   BadQueryError,
   ForbiddenError,
@@ -49,7 +58,7 @@ describe('userErrorText', () => {
     ['an unreadable answer', new InvalidResponseError('bad', 'images[0].id', ctx), /could not read/, false],
     ['a bug', new TypeError('x is undefined'), /^Something went wrong/, false],
     ['a thrown string', 'boom', /^Something went wrong/, false],
-    ['a user-facing error', new UserFacingError('Give an id.'), /^Give an id\.$/, true],
+    ['a user-facing error', new UserFacingError('image.bad-id', 'Give an id.'), /^Give an id\.$/, true],
     [
       'settings that could not be read',
       new SettingsUnavailableError('read', '1', { cause: new Error('SQLITE_IOERR at /var/lib/bot.sqlite') }),
@@ -80,6 +89,91 @@ describe('userErrorText', () => {
     const { text } = userErrorText(new BadQueryError('**bold** @everyone <@123>', ctx));
     expect(text).not.toContain('**bold**');
     expect(text).not.toMatch(/(?<!\\)@everyone/);
+  });
+});
+
+describe('userErrorText identifiers', () => {
+  it.each<[string, unknown, string, Record<string, string | number> | undefined]>([
+    ['not found', new NotFoundError('gone', ctx), 'board.not-found', undefined],
+    ['a bad query', new BadQueryError('Imbalanced.', ctx), 'board.bad-query', { message: 'Imbalanced.' }],
+    ['rate limited', new RateLimitedError('429', 12_300, ctx), 'board.busy', { seconds: 13 }],
+    [
+      'a full budget',
+      new SiteUnavailableError('queue', 'budget-exhausted', { ...ctx, retryAfterMs: 4000 }),
+      'board.busy',
+      { seconds: 4 },
+    ],
+    [
+      'an open breaker with a wait',
+      new SiteUnavailableError('open', 'circuit-open', { ...ctx, retryAfterMs: 180_000 }),
+      'board.down',
+      { seconds: 180 },
+    ],
+    ['a timeout', new SiteUnavailableError('timeout', 'timeout', ctx), 'board.down-later', undefined],
+    ['forbidden', new ForbiddenError('403', ctx), 'board.refused', undefined],
+    [
+      'an unreadable answer',
+      new InvalidResponseError('bad', 'images[0].id', ctx),
+      'board.unreadable',
+      undefined,
+    ],
+    ['a bug', new TypeError('x'), 'generic', undefined],
+    [
+      'settings unreadable',
+      new SettingsUnavailableError('read', '1'),
+      'settings.unavailable.read',
+      undefined,
+    ],
+    ['settings unsaved', new SettingsUnavailableError('write', '1'), 'settings.unavailable.write', undefined],
+    [
+      'settings not reset',
+      new SettingsUnavailableError('delete', '1'),
+      'settings.unavailable.delete',
+      undefined,
+    ],
+    [
+      'a user-facing error with parameters',
+      new UserFacingError('file.too-large', 'That file is too large (at most 8 MB).', {
+        params: { megabytes: 8 },
+      }),
+      'file.too-large',
+      { megabytes: 8 },
+    ],
+  ])('GIVEN %s THEN its identifier and parameters', (_name, error, id, params) => {
+    const result = userErrorText(error);
+    expect(result.id).toBe(id);
+    expect(result.params).toEqual(params);
+    expect(USER_ERROR_IDS).toContain(result.id);
+  });
+});
+
+describe('USER_ERROR_IDS', () => {
+  it('GIVEN the catalogue THEN every identifier is unique and label-safe', () => {
+    expect(new Set(USER_ERROR_IDS).size).toBe(USER_ERROR_IDS.length);
+    for (const id of USER_ERROR_IDS) expect(isLabelSafeId(id), id).toBe(true);
+    expect(isLabelSafeId('Board.NotFound')).toBe(false);
+    expect(isLabelSafeId('board not found')).toBe(false);
+  });
+
+  it("GIVEN the sources THEN every new UserFacingError('<id>', ...) uses a listed identifier, and every listed feature identifier is used", async () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const files: string[] = [];
+    for (const dir of ['src', 'commands']) {
+      for (const entry of await readdir(path.join(root, dir), { recursive: true })) {
+        if (entry.endsWith('.ts')) files.push(path.join(root, dir, entry));
+      }
+    }
+    const used = new Set<string>();
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      for (const match of text.matchAll(/new UserFacingError\(\s*'([^']*)'/g)) used.add(match[1] ?? '');
+      // The refusals a command declares (`requires.refusals`) are errors the runtime throws for it.
+      for (const match of text.matchAll(/\bid: '([a-z0-9-]+\.[a-z0-9.-]+)',/g)) used.add(match[1] ?? '');
+    }
+    const listed = new Set<string>(USER_ERROR_IDS);
+    expect([...used].filter((id) => !listed.has(id))).toEqual([]);
+    const runtime = new Set<string>(Object.values(RUNTIME_ERROR_IDS));
+    expect(USER_ERROR_IDS.filter((id) => !runtime.has(id) && !used.has(id))).toEqual([]);
   });
 });
 
@@ -130,6 +224,7 @@ describe('discordFailureOf', () => {
 
   it('GIVEN a Discord delivery failure THEN the member reads the generic line and it is not logged as a bug', () => {
     expect(userErrorText(apiError(50013, 403))).toEqual({
+      id: 'discord.refused',
       text: 'Something went wrong. Please try again later.',
       expected: true,
     });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
-import { createInteractionState } from '../../../src/discord/button-state.js';
+import { createButtonState } from '../../../src/discord/button-state.js';
 import { createLogger } from '../../../src/logger.js';
 import { closeStore, createStore } from '../../../src/store/index.js';
 import { parseLogLines } from '../../support/harness.js';
@@ -82,7 +82,7 @@ describe('guild settings', () => {
 
 describe('interaction state', () => {
   it('GIVEN a stored value THEN its token reads it back until it expires', async () => {
-    const state = createInteractionState(createStore('memory://'));
+    const state = createButtonState(createStore('memory://'));
     const schema = z.object({ query: z.string() });
     const token = await state.put('search', { query: 'pony' }, 30);
     expect(token).toMatch(/^[A-Za-z0-9_-]{8}$/);

@@ -10,7 +10,7 @@ import { commentCards, galleryCards, tagCardEmbed, topicCard } from '../../../co
 import { createSiteDirectory } from '../../../commands/shared/site-directory.js';
 import { makeView, type View } from '../../../commands/shared/view.js';
 import { createLogger } from '../../../src/logger.js';
-import { createPhilomenaClient } from '../../../src/philomena/client.js';
+import { createPhilomenaClient } from '../../../src/philomena/client/index.js';
 import { resolveSite, type Site } from '../../../src/philomena/sites.js';
 import {
   COMMENT_IDS,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { suggestTags } from '../../../commands/shared/tag-suggestions.js';
-import type { PhilomenaClient } from '../../../src/philomena/client-types.js';
+import type { PhilomenaClient } from '../../../src/philomena/client/types.js';
 import { tagSchema } from '../../../src/philomena/schemas.js';
 
 /** A board whose tag search answers `tags` (parsed like a board answer) whatever is asked. */

@@ -198,7 +198,7 @@ export interface Dataset {
 
 export const FAKE_KEY = 'fake-philomena-key-BotOwner-9001';
 export const OWNER = { id: 9001, name: 'BotOwner' } as const;
-export const OTHER_USER = { id: 4242, name: 'Other User' } as const;
+const OTHER_USER = { id: 4242, name: 'Other User' } as const;
 
 export const IDS = {
   /** 2012 fixture image 0 ("artist needed", jpg, empty source_urls). */
@@ -318,7 +318,7 @@ export const POST_IDS = {
 export const GALLERY_IDS = { fixtureFirst: 25220, owner: 30001 } as const;
 export const PROFILE_IDS = { owner: OWNER.id, other: OTHER_USER.id, fixture: 216494 } as const;
 
-export const HOSTILE_DESCRIPTION =
+const HOSTILE_DESCRIPTION =
   '**Bold** _it_ @everyone @here <@123> <@&456> <#789> ||spoiler|| >>101 >>101t [link](/tags/safe) ' +
   '[evil](javascript:alert(1)) `code` ~~strike~~\r\n> quote\r\n# heading\r\n' +
   'x'.repeat(5000);

@@ -62,7 +62,6 @@ export type { ImagePatch, NewImage } from './runtime-images.js';
 export {
   FAKE_KEY,
   OWNER,
-  OTHER_USER,
   IDS,
   FILTER_IDS,
   TAG_SLUGS,
@@ -71,9 +70,7 @@ export {
   FORUM,
   GALLERY_IDS,
   PROFILE_IDS,
-  HOSTILE_DESCRIPTION,
-  RATING_TAGS,
   tagSlugOf,
 } from './data.js';
-export { fileBytes, sha512 } from './files.js';
+export { sha512 } from './files.js';
 export { parseQuery, QueryError } from './query.js';

@@ -250,7 +250,7 @@ const DATE_UNITS: Record<string, number> = {
 };
 
 /** An RFC 3339 fragment (`2019`, `2019-05`, `2019-05-02T05:33`) or `N units ago` → [start, end). */
-export function parseDateRange(value: string, now: number): [number, number] {
+function parseDateRange(value: string, now: number): [number, number] {
   const relative = /^(\d+)\s+(second|minute|hour|day|week|month|year)s?\s+ago$/i.exec(value.trim());
   if (relative) {
     const unit = DATE_UNITS[(relative[2] as string).toLowerCase()] as number;
@@ -371,7 +371,7 @@ function compileTerm<T>(
 }
 
 /** Compiles a parsed query against a schema; field value errors throw `QueryError`. */
-export function compileQuery<T>(node: QueryNode, schema: SearchSchema<T>, ctx: QueryContext): Predicate<T> {
+function compileQuery<T>(node: QueryNode, schema: SearchSchema<T>, ctx: QueryContext): Predicate<T> {
   switch (node.kind) {
     case 'and': {
       const parts = node.children.map((c) => compileQuery(c, schema, ctx));

@@ -73,7 +73,7 @@ export function tagNames(input: readonly string[]): string[] {
 export const hasRatingTag = (tags: readonly string[]): boolean => tags.some((t) => RATING_TAGS.includes(t));
 
 /** The next image id: above every image the board has (ids only grow). */
-export function nextImageId(board: Board): number {
+function nextImageId(board: Board): number {
   return Math.max(0, ...board.data.images.keys()) + 1;
 }
 

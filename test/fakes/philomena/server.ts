@@ -17,7 +17,7 @@ import {
   type HttpAnswer,
   type RequestContext,
 } from './board-context.js';
-import { createDataset, FAKE_KEY, OWNER, tagSlugOf } from './data.js';
+import { createDataset, FAKE_KEY, OWNER } from './data.js';
 import { createAntiBotLayer, type AntiBotLayer } from './anti-bot.js';
 import { answerFault, createFaultTable } from './faults.js';
 import type { FaultRule } from './faults.js';
@@ -338,5 +338,3 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     },
   };
 }
-
-export { tagSlugOf };

@@ -1,5 +1,5 @@
 /** Comments on images and forum posts: one by id, and their searches. Avatars are made https. */
-import type { PhilomenaClient } from '../../client-types.js';
+import type { PhilomenaClient } from '../types.js';
 import {
   commentResponseSchema,
   commentsResponseSchema,

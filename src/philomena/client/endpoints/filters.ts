@@ -2,7 +2,7 @@
  * Filters: by id, the system filters, the filter search (all anonymous), and the key owner's own filters,
  * the one read that carries the key.
  */
-import type { PhilomenaClient } from '../../client-types.js';
+import type { PhilomenaClient } from '../types.js';
 import { filterResponseSchema, filtersResponseSchema } from '../../schemas.js';
 import { API, page, type Engine } from '../engine.js';
 import { pageQuery, positiveInt, text } from '../params.js';

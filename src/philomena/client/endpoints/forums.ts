@@ -2,7 +2,7 @@
  * Forums, their topics and the posts of a topic. Forum and topic names are caller text, sent as one path
  * segment each (`params.segment`: a lone surrogate becomes U+FFFD, never a URIError).
  */
-import type { PhilomenaClient } from '../../client-types.js';
+import type { PhilomenaClient } from '../types.js';
 import {
   forumResponseSchema,
   forumsResponseSchema,

@@ -19,7 +19,7 @@ import type {
   PhilomenaClient,
   ReverseSearchInput,
   ReverseSearchOptions,
-} from '../../client-types.js';
+} from '../types.js';
 import {
   imageResponseSchema,
   imagesResponseSchema,

@@ -1,5 +1,5 @@
 /** oEmbed of an image page URL: cached for the `cache_age` the board gives. */
-import type { PhilomenaClient } from '../../client-types.js';
+import type { PhilomenaClient } from '../types.js';
 import { oembedSchema, type OEmbed } from '../../schemas.js';
 import { httpsUrl, sourceLink } from '../../urls.js';
 import { API, type Engine } from '../engine.js';

@@ -1,5 +1,5 @@
 /** Profiles (users) by id, with https avatars and award images, and the gallery search. */
-import type { PhilomenaClient } from '../../client-types.js';
+import type { PhilomenaClient } from '../types.js';
 import { galleriesResponseSchema, userResponseSchema } from '../../schemas.js';
 import { absolutiseUser } from '../../urls.js';
 import { API, page, type Engine } from '../engine.js';

@@ -1,5 +1,5 @@
 /** Tags: one by name or slug (following aliases), and the tag search that autocomplete uses. */
-import type { CallOptions, PhilomenaClient } from '../../client-types.js';
+import type { CallOptions, PhilomenaClient } from '../types.js';
 import { InvalidResponseError, NotFoundError } from '../../errors.js';
 import { tagResponseSchema, tagsResponseSchema, type Tag } from '../../schemas.js';
 import { tagPath, tagSlug } from '../../tags.js';

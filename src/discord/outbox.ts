@@ -1,7 +1,8 @@
 /**
- * The single writer to Discord for interactions: the acknowledgement, the handler's reply and the answer
- * to a failure all go out here, so the runtime always knows what was sent. Every body carries
- * `allowed_mentions` that ping nobody.
+ * The one writer to Discord: every call the runtime makes that Discord shows to anyone goes out here.
+ * For interactions, the deferral, the handler's reply, the answer to a failure and autocomplete's choices;
+ * for chat messages, the reply and the hiding of their previews; for channels, the posts of background
+ * tasks. Every body carries `allowed_mentions` that ping nobody, so the runtime always knows what it sent.
  *
  * Discord's own refusals are told apart: a dead token (expired, or answered elsewhere) gets one warning and
  * no further call with it; a call Discord did not take (5xx or 4xx after the REST client's retries) gets a
@@ -10,16 +11,24 @@
 import {
   ComponentType,
   MessageFlags,
+  PermissionFlagsBits,
+  Routes,
+  type APIComponentInContainer,
   type APIMessageTopLevelComponent,
+  type ApplicationCommandOptionChoiceData,
+  type AutocompleteInteraction,
   type ButtonInteraction,
   type StringSelectMenuInteraction,
   type ChatInputCommandInteraction,
+  type Client,
   type Interaction,
+  type Message,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
+import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { NO_MENTIONS } from '../render/index.js';
-import type { MessageBody, Reply } from './contract.js';
+import type { MessageAnswer, MessageBody, Reply } from './contract.js';
 import { discordFailureOf, type DescribeError, type DiscordFailure } from './failures.js';
 
 /** How the runtime acknowledged an interaction: decides how a reply or an error is shown. */
@@ -52,7 +61,7 @@ export function tokenUsable(
 }
 
 /** One line, and nothing more is sent with that token: Discord would refuse every call the same way. */
-export function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack): void {
+function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack): void {
   logger.warn(
     { discordCode: failure.code, discordStatus: failure.status, ack },
     ack === 'none'
@@ -77,28 +86,32 @@ function ephemeral(shaped: ReturnType<typeof outgoing>) {
   return { ...shaped, flags: (shaped.flags ?? 0) | MessageFlags.Ephemeral };
 }
 
+/** What a container keeps of one of its parts: no action row; a section's text without its button. */
+function keptInContainer(component: APIComponentInContainer): APIComponentInContainer[] {
+  switch (component.type) {
+    case ComponentType.ActionRow:
+      return [];
+    case ComponentType.Section:
+      return component.accessory.type === ComponentType.Button ? [...component.components] : [component];
+    case ComponentType.File:
+    case ComponentType.MediaGallery:
+    case ComponentType.Separator:
+    case ComponentType.TextDisplay:
+      return [component];
+  }
+}
+
 /**
  * A message's components with every interactive part taken out (action rows, at any depth; a section whose
  * accessory is a button keeps its text), for a V2 message whose buttons stopped working: emptying its
  * components, as an embed message's are, would leave nothing of the card.
  */
-export function withoutControls(components: readonly unknown[]): unknown[] {
-  const kept: unknown[] = [];
-  for (const component of components) {
-    if (typeof component !== 'object' || component === null) continue;
-    const record = component as Record<string, unknown>;
-    if (record['type'] === ComponentType.ActionRow) continue;
-    if (record['type'] === ComponentType.Section) {
-      const accessory = record['accessory'] as Record<string, unknown> | undefined;
-      if (accessory?.['type'] === ComponentType.Button) {
-        kept.push(...withoutControls((record['components'] as unknown[] | undefined) ?? []));
-        continue;
-      }
-    }
-    const children = record['components'];
-    kept.push(Array.isArray(children) ? { ...record, components: withoutControls(children) } : record);
-  }
-  return kept;
+function withoutControls(components: readonly APIMessageTopLevelComponent[]): APIMessageTopLevelComponent[] {
+  return components.flatMap((component): APIMessageTopLevelComponent[] =>
+    component.type === ComponentType.Container
+      ? [{ ...component, components: component.components.flatMap(keptInContainer) }]
+      : keptInContainer(component),
+  );
 }
 
 /** The edit that takes the controls off the clicked message, keeping a V2 card whole. */
@@ -109,13 +122,17 @@ function controlsOff(interaction: Answerable) {
   }
   const components = withoutControls(message.components.map((component) => component.toJSON()));
   return {
-    components: components as APIMessageTopLevelComponent[],
+    components,
     flags: MessageFlags.IsComponentsV2 as number,
     allowedMentions: NO_MENTIONS,
   };
 }
 
-export interface Acks {
+export interface Outbox {
+  /** Discord's "thinking…" for a new answer, private when `ephemeral`: the acknowledgement within 3 s. */
+  defer(interaction: Answerable, ephemeral: boolean): Promise<Ack>;
+  /** The acknowledgement of a click whose answer replaces the clicked message. */
+  deferUpdate(interaction: ButtonInteraction | StringSelectMenuInteraction): Promise<Ack>;
   /** Sends `reply` for an interaction acknowledged as `ack`. Rejects when Discord refuses it. */
   send(interaction: Answerable, ack: Ack, reply: Reply): Promise<void>;
   /** Shows `error` to the member, ephemerally; logs what is not an expected failure. Never rejects. */
@@ -124,10 +141,10 @@ export interface Acks {
   answerBriefly(interaction: Answerable, text: string, logger: Logger): Promise<void>;
 }
 
-export function createAcks(options: {
+export function createOutbox(options: {
   readonly describeError: DescribeError;
   readonly logger: Logger;
-}): Acks {
+}): Outbox {
   const { describeError } = options;
 
   /** Text for the member only: privately, whatever the acknowledgement was. */
@@ -160,6 +177,16 @@ export function createAcks(options: {
   }
 
   return {
+    async defer(interaction, ephemeral) {
+      await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+      return ephemeral ? 'reply-ephemeral' : 'reply-public';
+    },
+
+    async deferUpdate(interaction) {
+      await interaction.deferUpdate();
+      return 'update';
+    },
+
     async send(interaction, ack, reply) {
       switch (reply.kind) {
         case 'message':
@@ -225,4 +252,74 @@ export function createAcks(options: {
       }
     },
   };
+}
+
+/**
+ * Sends autocomplete's `choices` (none: an empty list); a refusal is only logged (the member kept typing):
+ * as a warning without a stack, or at debug level when `quiet` (an answer to an interaction turned away).
+ */
+export async function answerChoices(
+  interaction: AutocompleteInteraction,
+  choices: ApplicationCommandOptionChoiceData[],
+  logger: Logger,
+  quiet = false,
+): Promise<void> {
+  try {
+    await interaction.respond(choices);
+  } catch (error) {
+    if (quiet) {
+      logger.debug({ err: error }, 'could not answer autocomplete');
+      return;
+    }
+    const failure = discordFailureOf(error);
+    logger.warn(
+      failure === undefined ? { err: error } : { discordCode: failure.code, discordStatus: failure.status },
+      'could not answer autocomplete',
+    );
+  }
+}
+
+/**
+ * A message handler's answer as a reply that pings nobody (not even the author), then the message's own
+ * previews hidden if asked and the bot may (Manage Messages). Rejects when Discord refuses the reply.
+ */
+export async function replyToMessage(message: Message, answer: MessageAnswer, logger: Logger): Promise<void> {
+  const body = outgoing(answer.body);
+  await message.reply({ ...body, allowedMentions: { ...body.allowedMentions, repliedUser: false } });
+  if (!answer.hidePreviews || !message.inGuild()) return;
+  const me = message.guild.members.me;
+  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
+  try {
+    await message.suppressEmbeds(true);
+  } catch (error) {
+    logger.info({ err: error }, 'could not suppress the preview');
+  }
+}
+
+/** The part of Discord's answer to a post that the poster reads. */
+const postedMessage = z.object({ id: z.string() });
+
+/**
+ * Posts `body` to a channel with `nonce` and `enforce_nonce` (Discord makes at most one message per nonce
+ * in a channel for a few minutes); resolves with the new message's id. Rejects as the REST client does.
+ */
+export async function postToChannel(
+  rest: Pick<Client['rest'], 'post'>,
+  channelId: string,
+  body: MessageBody,
+  nonce: string,
+): Promise<string> {
+  const shaped = outgoing(body);
+  const answer = await rest.post(Routes.channelMessages(channelId), {
+    body: {
+      ...(shaped.content === undefined ? {} : { content: shaped.content }),
+      ...(shaped.embeds === undefined ? {} : { embeds: shaped.embeds }),
+      ...(shaped.components === undefined ? {} : { components: shaped.components }),
+      ...(shaped.flags === undefined ? {} : { flags: shaped.flags }),
+      allowed_mentions: shaped.allowedMentions,
+      nonce,
+      enforce_nonce: true,
+    },
+  });
+  return postedMessage.parse(answer).id;
 }

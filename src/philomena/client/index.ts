@@ -19,23 +19,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Dispatcher } from 'undici';
 import type Keyv from 'keyv';
 import type { Logger } from 'pino';
-import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from './breaker.js';
+import { createCircuitBreaker, type BreakerOptions, type CircuitBreaker } from '../breaker.js';
 import {
   createRequestBudget,
   type BudgetOptions,
   type BudgetStats,
   type RequestBudget,
-} from './budget/index.js';
-import { createResponseCache, LIFETIMES, type CacheSource, type ResponseCache } from './cache.js';
-import { API, createEngine, type Engine } from './client/engine.js';
-import { commentEndpoints } from './client/endpoints/comments.js';
-import { filterEndpoints } from './client/endpoints/filters.js';
-import { forumEndpoints } from './client/endpoints/forums.js';
-import { imageEndpoints } from './client/endpoints/images.js';
-import { oembedEndpoints } from './client/endpoints/oembed.js';
-import { profileEndpoints } from './client/endpoints/profiles.js';
-import { tagEndpoints } from './client/endpoints/tags.js';
-import type { PhilomenaClient, PhilomenaObserver } from './client-types.js';
+} from '../budget/index.js';
+import { createResponseCache, LIFETIMES, type CacheSource, type ResponseCache } from '../cache.js';
+import { API, createEngine, type Engine } from './engine.js';
+import { commentEndpoints } from './endpoints/comments.js';
+import { filterEndpoints } from './endpoints/filters.js';
+import { forumEndpoints } from './endpoints/forums.js';
+import { imageEndpoints } from './endpoints/images.js';
+import { oembedEndpoints } from './endpoints/oembed.js';
+import { profileEndpoints } from './endpoints/profiles.js';
+import { tagEndpoints } from './endpoints/tags.js';
+import type { PhilomenaClient, PhilomenaObserver } from './types.js';
 import {
   InvalidResponseError,
   isPhilomenaError,
@@ -43,11 +43,11 @@ import {
   RateLimitedError,
   SiteBlockedError,
   SiteUnavailableError,
-} from './errors.js';
-import { createRedactor } from './redact.js';
-import type { SharedSiteState } from './shared-state.js';
-import type { Site } from './sites.js';
-import { createTransport, type Transport, type TransportOptions } from './transport.js';
+} from '../errors.js';
+import { createRedactor } from '../redact.js';
+import type { SharedSiteState } from '../shared-state.js';
+import type { Site } from '../sites.js';
+import { createTransport, type Transport, type TransportOptions } from '../transport.js';
 
 export type TransportTuning = Pick<
   TransportOptions,
@@ -94,7 +94,7 @@ export interface PhilomenaClientOptions {
   readonly logger?: Logger;
   /** Default: a keep-alive undici Agent owned (and closed) by this client. */
   readonly dispatcher?: Dispatcher;
-  /** Default `philomena-bot/<version> (Discord bot for Philomena image boards)`. */
+  /** Names the caller to the site's operators; an application passes its own. Default `DEFAULT_USER_AGENT`. */
   readonly userAgent?: string;
   readonly transport?: TransportTuning;
   /** A budget object, or settings for this client's own (defaults 30/5 s overall, 20/10 s search). */
@@ -143,7 +143,7 @@ export interface ManagedPhilomenaClient extends PhilomenaClient {
  * A board call's status for figures: the HTTP status when the board answered, else what ended the call (a
  * short fixed word, never a message, so a label made of it stays low-cardinality).
  */
-export function callStatusOf(error: unknown): string {
+function callStatusOf(error: unknown): string {
   if (error instanceof InvalidResponseError) return 'invalid';
   if (error instanceof SiteUnavailableError && error.status === undefined) return error.reason;
   if (error instanceof SiteBlockedError) return 'blocked';

@@ -1,5 +1,5 @@
 /**
- * The contract of the Philomena client: what `createPhilomenaClient` (client.ts) returns. The bot and the
+ * The contract of the Philomena client: what `createPhilomenaClient` (client/index.ts) returns. The bot and the
  * commands depend on this interface only, so tests can also hand them a client pointed at the local
  * Philomena.
  */
@@ -16,11 +16,11 @@ import type {
   Topic,
   User,
   VisibleImage,
-} from './schemas.js';
-import type { SortDirection, SortField } from './client/params.js';
-import type { CacheSource } from './cache.js';
-import type { RequestContext, RequestPriority } from './request-context.js';
-import type { Site } from './sites.js';
+} from '../schemas.js';
+import type { CacheSource } from '../cache.js';
+import type { RequestContext, RequestPriority } from '../request-context.js';
+import type { Site } from '../sites.js';
+import type { SortDirection, SortField } from './sort-fields.js';
 
 /** The image search's sort fields and directions, from the one list the client checks them against. */
 export type { SortDirection, SortField };
