@@ -97,7 +97,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const describeError = deps.describeError ?? runtimeErrorText;
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
   const admissions = createAdmissions({ commandRateLimit: deps.commandRateLimit, now });
-  const acks = createOutbox({ describeError, logger: deps.logger });
+  const outbox = createOutbox({ describeError, logger: deps.logger });
   const observer = deps.observer ?? {};
   const chat = new Map<string, ChatCommand<C>>();
   const message = new Map<string, MessageCommand<C>>();
@@ -159,7 +159,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       // Where Discord shows the answer to the member alone anyway, answer privately and say why.
       const forced = !asked && answersForcedPrivate(interaction);
       const ephemeral = asked || forced;
-      ack = await acks.defer(interaction, ephemeral);
+      ack = await outbox.defer(interaction, ephemeral);
       watched.acknowledged();
       // Checked after the deferral, so the refusal is as private as the answer, and before any I/O.
       const refused = refusalOf(interaction, command.requires);
@@ -168,10 +168,10 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         interaction,
         await deps.context(interaction, logger, channelOf(interaction, facts)),
       );
-      await acks.send(interaction, ack, forced ? withPrivateNote(reply) : reply);
+      await outbox.send(interaction, ack, forced ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
-      await acks.answerError(interaction, ack, error, logger);
+      await outbox.answerError(interaction, ack, error, logger);
       watched.failed(error);
     }
   }
@@ -189,7 +189,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     if (decoded === undefined || handler === undefined) {
       logger.info({ customId: interaction.customId }, 'button not handled here');
       const gone = new UserFacingError(RUNTIME_ERROR_IDS.buttonGone, 'This button no longer works.');
-      await acks.answerError(interaction, 'none', gone, logger);
+      await outbox.answerError(interaction, 'none', gone, logger);
       watched.failed(gone);
       return;
     }
@@ -201,19 +201,19 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       let noted: boolean;
       if (deferral === 'update') {
         noted = showsPrivateNote(interaction.message);
-        ack = await acks.deferUpdate(interaction);
+        ack = await outbox.deferUpdate(interaction);
       } else {
         noted = deferral !== 'ephemeral' && answersForcedPrivate(interaction);
         const ephemeral = deferral === 'ephemeral' || noted;
-        ack = await acks.defer(interaction, ephemeral);
+        ack = await outbox.defer(interaction, ephemeral);
       }
       watched.acknowledged();
       const context = await deps.context(interaction, logger, channelOf(interaction, facts));
       const reply = await handler.run(interaction, decoded.args, context);
-      await acks.send(interaction, ack, noted ? withPrivateNote(reply) : reply);
+      await outbox.send(interaction, ack, noted ? withPrivateNote(reply) : reply);
       watched.answered('ok');
     } catch (error) {
-      await acks.answerError(interaction, ack, error, logger);
+      await outbox.answerError(interaction, ack, error, logger);
       watched.failed(error);
     }
   }
@@ -260,7 +260,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       interaction.isButton() ||
       interaction.isStringSelectMenu()
     ) {
-      await acks.answerBriefly(interaction, admission.text, logger);
+      await outbox.answerBriefly(interaction, admission.text, logger);
     }
     watched.answered('turned_away');
     return true;
@@ -268,7 +268,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
 
   async function unknownCommand(interaction: Answerable, logger: Logger, watched: Watch): Promise<void> {
     const unknown = new UserFacingError(RUNTIME_ERROR_IDS.commandUnknown, UNKNOWN_COMMAND);
-    await acks.answerError(interaction, 'none', unknown, logger);
+    await outbox.answerError(interaction, 'none', unknown, logger);
     watched.failed(unknown);
   }
 
