@@ -96,8 +96,8 @@ function unescapedIndexes(text: string, token: string): number[] {
 }
 
 /**
- * Like {@link truncate}, for Markdown this module produced: the cut never leaves a spoiler, a code block
- * or a masked link open. An open `||` would show the rest of a spoiler in the clear, so the cut moves
+ * Like {@link truncate}, for Markdown this module produced: the cut never leaves a spoiler, a code block,
+ * an inline code span or a masked link open. An open `||` would show the rest of a spoiler in the clear, so the cut moves
  * back to before the opening marker instead.
  */
 export function truncateMarkdown(text: string, max: number): string {
@@ -109,10 +109,13 @@ export function truncateMarkdown(text: string, max: number): string {
       kept = kept.slice(0, fences.at(-1));
       continue;
     }
-    const spoilers = unescapedIndexes(
-      kept.replace(/```[\s\S]*?```/g, (m) => ' '.repeat(m.length)),
-      '||',
-    );
+    const unfenced = kept.replace(/```[\s\S]*?```/g, (m) => ' '.repeat(m.length));
+    const code = openCodeSpan(unfenced);
+    if (code !== undefined) {
+      kept = kept.slice(0, code);
+      continue;
+    }
+    const spoilers = unescapedIndexes(unfenced, '||');
     if (spoilers.length % 2 === 1) {
       kept = kept.slice(0, spoilers.at(-1));
       continue;
@@ -126,6 +129,33 @@ export function truncateMarkdown(text: string, max: number): string {
     break;
   }
   return `${kept.trimEnd()}${ELLIPSIS}`;
+}
+
+/**
+ * Where an inline code span opens that `text` never closes, or undefined. A span opens with a run of
+ * backticks and closes at the next run of the same length; inside it a backslash is text. Cut off from its
+ * closing run, the opening run would show as a backtick and what follows as Markdown: text the renderer
+ * left as code (a mention, a link) would come alive.
+ */
+function openCodeSpan(text: string): number | undefined {
+  let open: { at: number; length: number } | undefined;
+  let i = 0;
+  while (i < text.length) {
+    if (open === undefined && text[i] === '\\') {
+      i += 2;
+      continue;
+    }
+    if (text[i] !== '`') {
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (text[end] === '`') end += 1;
+    if (open === undefined) open = { at: i, length: end - i };
+    else if (end - i === open.length) open = undefined;
+    i = end;
+  }
+  return open?.at;
 }
 
 /**

@@ -118,6 +118,16 @@ describe('truncateMarkdown', () => {
     const md = `intro\n\`\`\`\n${'code\n'.repeat(40)}\`\`\``;
     expect(truncateMarkdown(md, 50)).toBe('intro…');
   });
+  it('GIVEN a cut inside an inline code span THEN the span is dropped: what it kept as code does not come alive', () => {
+    // Found by the hostile card property (seed -1396476785): the cut left `<\@123>` after a lone backtick,
+    // no longer code, where Discord reads the escapes.
+    const md = `see \`a\` and \`<\\@123> ${'x'.repeat(60)}\` after`;
+    expect(truncateMarkdown(md, 40)).toBe('see `a` and…');
+  });
+  it('GIVEN balanced inline code and a double-backtick span holding a backtick THEN the cut keeps them', () => {
+    const md = `\`one\` \`\`a \` b\`\` ${'word '.repeat(30)}`;
+    expect(truncateMarkdown(md, 40)).toMatch(/^`one` ``a ` b`` word/);
+  });
   it('GIVEN escaped pipes THEN they do not count as spoiler markers', () => {
     const md = `a \\|\\| b ${'word '.repeat(30)}`;
     expect(truncateMarkdown(md, 30)).toMatch(/^a \\\|\\\| b word/);
