@@ -131,11 +131,17 @@ async function runGuarded(mode: 'throw' | 'reject', stopAfterMs?: number) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let stopping = false;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
+    // SIGTERM only once the child is ready (its guards installed): counted from the spawn, a slow start on
+    // a loaded machine let the signal kill the process before it had a handler (exit code null).
+    if (stopAfterMs !== undefined && !stopping && /"msg":"ready"/.test(out)) {
+      stopping = true;
+      setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
+    }
   });
   child.stderr.resume();
-  if (stopAfterMs !== undefined) setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   const lines = out
     .split('\n')
