@@ -11,12 +11,15 @@ import { createLocalLeases, type PollLeases } from './feed/leases.js';
 import { createButtonState } from '../src/discord/button-state.js';
 import type { DescribeError } from '../src/discord/failures.js';
 import type { ClientRegistry } from '../src/philomena/registry.js';
+import type { Logger } from '../src/logger.js';
 import type { Site } from '../src/philomena/sites.js';
 import { featuredCommand } from './featured/featured.js';
 import { createFeedCommand, type FeedCommandOptions } from './feed/feed.js';
 import { createFeedStore } from './feed/feed-store.js';
 import { createFeedPoller, type PollEvent } from './feed/poller.js';
 import { imageCommand } from './image/image.js';
+import { createMeCommand } from './me/me.js';
+import { createMemberSettings, type MemberSettings } from './me/member-settings.js';
 import { findSourceCommand } from './reverse/find-source.js';
 import { reverseCommand } from './reverse/reverse.js';
 import { searchCommand } from './search/search.js';
@@ -44,6 +47,8 @@ export function allCommands(
     readonly feeds?: FeedCommandOptions;
     /** UNFURL: whether `/settings show` checks the permissions reading chat needs. */
     readonly readsChat?: boolean;
+    /** What `/me` keeps member records in; a list made only to be registered goes without. */
+    readonly members?: MemberSettings;
   } = {},
 ): readonly Command[] {
   return [
@@ -59,6 +64,10 @@ export function allCommands(
       ...(options.readsChat === undefined ? {} : { readsChat: options.readsChat }),
     }),
     createFeedCommand(options.feeds ?? UNCONFIGURED_FEEDS),
+    createMeCommand({
+      ...(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
+      ...(options.members === undefined ? {} : { members: options.members }),
+    }),
   ];
 }
 
@@ -111,11 +120,39 @@ export interface Features {
 export function createFeatures(deps: FeatureDeps): Features {
   const { config, logger, registry } = deps;
   const now = deps.now ?? Date.now;
-  const sites = createSiteDirectory({ defaultSite: config.site, defaultFilterId: config.booruFilterId });
+  const sites = createSiteDirectory({
+    defaultSite: config.site,
+    defaultFilterId: config.booruFilterId,
+    floor: config.floor,
+  });
   const settings = createGuildSettings({ store: deps.store, logger });
+  const members = createMemberSettings({ store: deps.store, logger });
   const state = createButtonState(deps.store);
   const download = deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) });
   const reverseGate = createReverseGate();
+
+  /**
+   * The member's own filters (`/me filter`) where no server decides: outside servers, and in a server the
+   * bot is not in (a user install; discord.js knows every server the bot is in). Elsewhere nothing is read.
+   * A record that cannot be read leaves the bot's default filter in place, said in the log: the member's
+   * filter is their preference, the rating rule and the floor hold without it, and a store outage must not
+   * stop every command in DMs (/me itself still says when it cannot read or save).
+   */
+  async function ownFilters(
+    interaction: Interaction,
+    log: Logger,
+  ): Promise<{ readonly memberFilters?: Readonly<Record<string, number>> }> {
+    if (interaction.guildId !== null && interaction.guild !== null) return {};
+    try {
+      return { memberFilters: (await members.get(interaction.user.id)).filters };
+    } catch (error) {
+      log.warn(
+        { err: error },
+        "the member's own settings could not be read: the bot's default filter applies",
+      );
+      return {};
+    }
+  }
 
   /** Resolved fresh for every interaction, so a settings change applies at once. */
   const context: ContextFactory<CommandContext> = async (
@@ -124,7 +161,10 @@ export function createFeatures(deps: FeatureDeps): Features {
     channel,
   ) => ({
     logger: interactionLogger,
-    view: await resolveView({ guildId: interaction.guildId, channel }, { settings, sites }),
+    view: await resolveView(
+      { guildId: interaction.guildId, channel, ...(await ownFilters(interaction, interactionLogger)) },
+      { settings, sites },
+    ),
     registry,
     settings,
     sites,
@@ -140,6 +180,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     registry,
     settings,
     logger,
+    members,
     rateLimit: config.unfurlRateLimit,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.onUnfurlDecision === undefined ? {} : { onDecision: deps.onUnfurlDecision }),
@@ -166,6 +207,7 @@ export function createFeatures(deps: FeatureDeps): Features {
       defaultSite: config.site,
       readsChat: config.unfurl,
       feeds: { feeds, perServer: config.feedsPerServer, intervalMs: config.feedIntervalMs },
+      members,
     }),
     context,
     messageHandlers: [unfurl],

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import project from '../package.json' with { type: 'json' };
 import { ConfigError, SiteUrlError } from './errors.js';
 import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
+import { normaliseTagName } from './render/content-rules.js';
 import { storeUrlProblem } from './store/index.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -114,6 +115,28 @@ export const discordApiUrl = z
 const FEED_INTERVAL_MIN_MS = 60_000;
 const FEED_INTERVAL_MAX_MS = 24 * 3_600_000;
 const DURATION_PATTERN = /^(\d{1,6})\s*(s|m|h)?$/;
+
+/** NEVER_SHOW_TAGS's bounds: tags in the operator's own list, characters in one tag name. */
+const NEVER_SHOW_MAX = 200;
+const TAG_NAME_MAX = 100;
+
+/** A comma-separated list of tag names, as the board writes them (lowercase, single spaces), once each. */
+const tagList = z
+  .string()
+  .default('')
+  .transform((text) => [
+    ...new Set(
+      text
+        .split(',')
+        .map(normaliseTagName)
+        .filter((name) => name !== ''),
+    ),
+  ])
+  .refine((names) => names.length <= NEVER_SHOW_MAX, `must name at most ${NEVER_SHOW_MAX} tags`)
+  .refine(
+    (names) => names.every((name) => name.length <= TAG_NAME_MAX),
+    `must be tag names of at most ${TAG_NAME_MAX} characters, separated by commas`,
+  );
 
 /** FEED_SETTLE's bound: how long a plain-channel feed may hold new images back at most. */
 const FEED_SETTLE_MAX_MS = 24 * 3_600_000;
@@ -279,6 +302,11 @@ const envSchema = z
     FEEDS_PER_SERVER: count(10, 1, 100),
     FEED_MAX_PER_POLL: count(10, 1, 50),
     SEARCH_WINDOW: count(50, 1, 50),
+    NEVER_SHOW_TAGS: z.preprocess(blankIsUnset, tagList),
+    FLOOR_DEFAULTS: z.preprocess(
+      blankIsUnset,
+      z.stringbool({ truthy: ['on'], falsy: ['off'], error: 'must be on or off' }).default(true),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.SHARD_IDS === undefined) return;
@@ -342,6 +370,11 @@ export const configSchema = envSchema.transform((env) => ({
    * pages and grids inside one window cost no further call. 1 reads one result per page.
    */
   searchWindow: env.SEARCH_WINDOW,
+  /**
+   * The operator's floor (src/render/floor.ts): its defaults, on unless FLOOR_DEFAULTS=off (a warning at
+   * every start says so), and NEVER_SHOW_TAGS, hidden at every rating on every site.
+   */
+  floor: { defaults: env.FLOOR_DEFAULTS, neverShow: env.NEVER_SHOW_TAGS },
   /**
    * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
    * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).

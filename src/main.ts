@@ -7,7 +7,7 @@ import { USER_ERROR_IDS } from '../commands/shared/error-texts.js';
 import { createBot } from './discord/bot.js';
 import { loginFailure } from './discord/gateway-session.js';
 import { installProcessGuards } from './discord/process-guards.js';
-import { checkBoardSettings } from './startup-checks.js';
+import { checkBoardSettings, checkFloor } from './startup-checks.js';
 import { loadConfig, projectUserAgent } from './config.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
         }),
     ...(metrics === undefined ? {} : { observer: metrics.philomena }),
   });
+  checkFloor({ defaults: config.floor.defaults, logger });
   void checkBoardSettings({
     apiKey: config.booruApiKey,
     filterId: config.booruFilterId,

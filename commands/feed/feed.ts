@@ -58,7 +58,6 @@ const PAUSE_TEXT: Readonly<Record<PauseReason, string>> = {
   'query-rejected': 'paused: the site refused the query',
 };
 
-
 /** A query shown inside `code`: backticks cannot close it early. */
 function codeOf(query: string, max = 200): string {
   return `\`${truncate(query, max).replace(/`/g, "'")}\``;

@@ -28,6 +28,7 @@ import {
   truncate,
   type CardContext,
 } from '../../src/render/index.js';
+import { hidingRule } from '../../src/render/content-rules.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { isAgeRestrictedChannel, isSpoilerChannel, mayShow } from '../shared/safety.js';
 import { cardContext, cardMessage } from '../shared/show-image.js';
@@ -158,7 +159,7 @@ export function createFeedServer(deps: FeedServerDeps) {
       const fresh = await round.fresh(image.id);
       // Not read: the round ends before it, and the next one tries again (nothing is skipped).
       if (fresh === 'failed') return 'end';
-      if (fresh === 'gone' || !mayShow(fresh, item.ageRestricted)) {
+      if (fresh === 'gone' || !mayShow(fresh, item.ageRestricted, { hidden: sites.floorFor(item.site) })) {
         logger.debug(
           { feedId: stored.id, imageId: image.id },
           'feed image no longer safe or gone; not posted',
@@ -179,6 +180,11 @@ export function createFeedServer(deps: FeedServerDeps) {
       guildFilters: facts.guildFilters,
       sites,
     });
+    // The floor holds in every channel: an image it hides is not posted (a feed of hidden cards is noise).
+    if (hidingRule(image.tags, view.rules) !== undefined) {
+      logger.debug({ feedId: stored.id, imageId: image.id }, 'feed image hidden by the rules; not posted');
+      return 'skipped';
+    }
     const card = imageCard(image, cardContext(view, round.filter));
     const body: MessageBody = cardMessage(card, item.site, image.id);
     const result = await deps.poster().post(stored.channelId, body, nonceOf('i', stored.id, image.id));

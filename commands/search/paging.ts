@@ -116,6 +116,7 @@ export async function renderSearchPage(
         site: state.site,
         ageRestricted: view.ageRestricted,
         spoilerChannel: view.spoilerChannel,
+        rules: view.rules,
         ...(filter === undefined ? {} : { filter }),
         heading,
         footer: `${state.site.name} · page ${page} of ${pages}`,

@@ -7,7 +7,7 @@ import {
 import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { escapeMarkdown, truncate } from '../../src/render/index.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
-import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from './filters.js';
+import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from '../shared/board-filters.js';
 import { permissionReport } from './permissions.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { textReply } from '../shared/text-reply.js';
@@ -16,7 +16,6 @@ import { UserFacingError } from '../../src/discord/failures.js';
 import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { NotFoundError } from '../../src/errors.js';
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
-
 
 /** One subcommand of /settings, run for a server by a member allowed to change its settings. */
 type Subcommand = (

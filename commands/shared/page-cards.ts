@@ -77,6 +77,7 @@ export async function tagCardEmbed(
   return tagCard(tag, {
     site: view.site,
     ageRestricted: view.ageRestricted,
+    rules: view.rules,
     ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(example === undefined ? {} : { example }),
     ...(aliasOf === undefined ? {} : { aliasOf }),

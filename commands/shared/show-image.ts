@@ -105,6 +105,7 @@ export function cardContext(
   return {
     site: view.site,
     ageRestricted: view.ageRestricted,
+    rules: view.rules,
     ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(filter === undefined ? {} : { filter }),
     ...(extra.reveal === undefined ? {} : { reveal: extra.reveal }),

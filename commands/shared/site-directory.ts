@@ -9,6 +9,8 @@ import {
   type PageLink,
 } from '../../src/philomena/links.js';
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
+import type { TagRule } from '../../src/render/content-rules.js';
+import { floorRules, type FloorOptions } from '../../src/render/floor.js';
 
 /** The sites whose links and ids the bot understands: every known site and the configured one. */
 export interface SiteDirectory {
@@ -22,13 +24,18 @@ export interface SiteDirectory {
   recognisePages(text: string): PageLink[];
   /** The view of `site` for a server: its filter there (or BOORU_FILTER_ID on the default site). */
   filterFor(site: Site, guildFilters: Readonly<Record<string, number>>): number | undefined;
+  /** The operator's floor on `site` (src/render/floor.ts): the same for every site, known or not. */
+  floorFor(site: Site): readonly TagRule[];
 }
 
 export function createSiteDirectory(options: {
   readonly defaultSite: Site;
   readonly defaultFilterId: number | undefined;
+  /** The floor's settings (FLOOR_DEFAULTS, NEVER_SHOW_TAGS); the defaults alone when not given. */
+  readonly floor?: FloorOptions;
 }): SiteDirectory {
   const { defaultSite, defaultFilterId } = options;
+  const floor = floorRules(options.floor ?? { defaults: true, neverShow: [] });
   const all = defaultSite.known ? KNOWN_SITES : [...KNOWN_SITES, defaultSite];
   const recogniseLinks = createLinkRecogniser(all);
   const recognisePages = createPageLinkRecogniser(all);
@@ -43,5 +50,6 @@ export function createSiteDirectory(options: {
       if (own !== undefined) return own;
       return site.id === defaultSite.id ? defaultFilterId : undefined;
     },
+    floorFor: () => floor,
   };
 }

@@ -4,6 +4,7 @@
  * applies at once.
  */
 import type { Site } from '../../src/philomena/sites.js';
+import type { ContentRules } from '../../src/render/content-rules.js';
 import { isAgeRestrictedChannel, isSpoilerChannel, type ChannelLike } from './safety.js';
 import type { GuildSettings } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
@@ -24,6 +25,8 @@ export interface View {
   readonly guildId: string | null;
   /** Whether `>>123` references in chat get cards here (a server setting; on by default and in DMs). */
   readonly imageReferences: boolean;
+  /** The rules in layers that apply here, outermost first: the operator's floor (more layers to come). */
+  readonly rules: ContentRules;
   /** The same channel on another site (a link's own site), with this server's filter for that site. */
   forSite(site: Site): View;
 }
@@ -37,19 +40,25 @@ export function makeView(options: {
   readonly imageReferences?: boolean;
   /** Default false. True also forces `ageRestricted` off: a spoiler channel is never age-restricted. */
   readonly spoilerChannel?: boolean;
+  /**
+   * The member's own filters (`/me filter`), given only where no server decides (a DM, a group DM, a
+   * server without the bot). A filter the server's record holds for the site still wins.
+   */
+  readonly memberFilters?: Readonly<Record<string, number>>;
 }): View {
-  const { guildId, guildFilters, sites } = options;
+  const { guildId, guildFilters, sites, memberFilters } = options;
   const imageReferences = options.imageReferences ?? true;
   const spoilerChannel = options.spoilerChannel ?? false;
   // Fail closed: Discord never makes a channel both, and one that says so is read as the plain one.
   const ageRestricted = options.ageRestricted && !spoilerChannel;
   const build = (site: Site): View => ({
     site,
-    filterId: sites.filterFor(site, guildFilters),
+    filterId: guildFilters[site.id] ?? memberFilters?.[site.id] ?? sites.filterFor(site, guildFilters),
     ageRestricted,
     spoilerChannel,
     guildId,
     imageReferences,
+    rules: { hidden: sites.floorFor(site) },
     forSite: build,
   });
   return build(options.site);
@@ -61,7 +70,12 @@ export function makeView(options: {
  * view built on the defaults would drop the server's site and filter without a word.
  */
 export async function resolveView(
-  input: { readonly guildId: string | null; readonly channel: ChannelLike | null },
+  input: {
+    readonly guildId: string | null;
+    readonly channel: ChannelLike | null;
+    /** The member's own filters where no server decides (see `makeView`); the caller reads them. */
+    readonly memberFilters?: Readonly<Record<string, number>>;
+  },
   deps: { readonly settings: GuildSettings; readonly sites: SiteDirectory },
 ): Promise<View> {
   const { sites } = deps;
@@ -77,5 +91,6 @@ export async function resolveView(
     guildFilters: record?.filters ?? {},
     sites,
     imageReferences: record?.imageReferences !== false,
+    ...(input.memberFilters === undefined ? {} : { memberFilters: input.memberFilters }),
   });
 }

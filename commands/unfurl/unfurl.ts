@@ -296,6 +296,15 @@ export interface UnfurlDeps {
   readonly now?: () => number;
   /** Told what became of each recognised link (metrics); must not throw. */
   readonly onDecision?: (decision: UnfurlDecision, count: number) => void;
+  /**
+   * Members' own settings (`/me`): an author who turned unfurling off gets nothing; in DMs the author's
+   * own filter applies. Rejects when they cannot be read (the unfurl is then skipped).
+   */
+  readonly members?: {
+    get(
+      userId: string,
+    ): Promise<{ readonly unfurl: boolean; readonly filters: Readonly<Record<string, number>> }>;
+  };
 }
 
 /**
@@ -365,14 +374,33 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     }
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
+    // The author's own choice, read only now that there is something to unfurl: chat costs no store read.
+    let memberFilters: Readonly<Record<string, number>> | undefined;
+    if (deps.members !== undefined) {
+      try {
+        const author = await deps.members.get(message.author.id);
+        if (!author.unfurl) {
+          decided('skipped', links.length);
+          return undefined;
+        }
+        memberFilters = author.filters;
+      } catch (error) {
+        // Fail closed: the author may have asked not to be unfurled.
+        logger.warn({ err: error }, "unfurl skipped: the author's own settings could not be read");
+        decided('skipped', links.length);
+        return undefined;
+      }
+    }
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
     decided('skipped', links.length - shown.length);
     if (shown.length === 0) return undefined;
     try {
+      // In a DM no server decides: the author's own filter applies (the view costs no store read there).
+      const own = message.guildId === null && memberFilters !== undefined ? { memberFilters } : {};
       const view =
-        referenceView ??
+        (message.guildId === null ? undefined : referenceView) ??
         (await resolveView(
-          { guildId: message.guildId, channel: message.channel },
+          { guildId: message.guildId, channel: message.channel, ...own },
           { settings: deps.settings, sites: deps.sites },
         ));
       const { cards, gates, lines, failed } = await cardsForTargets(shown, view, deps.registry, logger);

@@ -30,6 +30,7 @@ import { imagePageUrl } from '../philomena/urls.js';
 import { creditLine, sourceEntry } from './credit-and-sources.js';
 import { plainMediaText, previewOf } from './media.js';
 import { ageRestrictedFor, hiddenByFilter, mayShow, type CardFilter } from './rating-rule.js';
+import type { ContentRules } from './content-rules.js';
 import {
   escapeInline,
   joinWithin,
@@ -57,6 +58,8 @@ export interface GridOptions {
   readonly textMax?: number;
   /** A spoiler channel: every picture behind Discord's spoiler, and the plain channel's rating rule. */
   readonly spoilerChannel?: boolean;
+  /** The rules in layers (content-rules.ts): an image one hides is left out; the floor's when not given. */
+  readonly rules?: ContentRules;
 }
 
 export interface Grid {
@@ -81,7 +84,7 @@ const NONE_SHOWN = 'No image here can be shown in this channel.';
 /** Whether the image may be listed here at all (see the module comment). */
 function listable(image: Image, options: GridOptions): image is VisibleImage {
   // A spoiler channel is a plain channel for the rating rule, whatever else the options say.
-  if (image.kind !== 'image' || !mayShow(image, ageRestrictedFor(options))) return false;
+  if (image.kind !== 'image' || !mayShow(image, ageRestrictedFor(options), options.rules)) return false;
   return !hiddenByFilter(image, options.filter);
 }
 

@@ -30,6 +30,7 @@ import { sharedDescriptionMemo, type DescriptionMemo } from './description-memo.
 import { cardMedia, pictureOf, type CardMedia } from './media.js';
 import { NEUTRAL_COLOUR, ratingColour, ratingTagsFirst, ratingWords } from './rating-labels.js';
 import { ageRestrictedFor, mayPictureSpoilered, mayShow, type CardFilter, type Gate } from './rating-rule.js';
+import { hiddenNotice, hidingRule, type ContentRules } from './content-rules.js';
 
 export interface CardContext {
   readonly site: Site;
@@ -47,6 +48,11 @@ export interface CardContext {
    * false there), and every picture posted there goes behind Discord's spoiler.
    */
   readonly spoilerChannel?: boolean;
+  /**
+   * The rules in layers that apply here (content-rules.ts); the floor's defaults when not given, so a card
+   * made without a view still keeps out what Discord forbids.
+   */
+  readonly rules?: ContentRules;
   /** Appended to the footer, e.g. "3 of 120". */
   readonly footerExtra?: string;
   /** Where rendered descriptions are kept; the process's shared memo (sharedDescriptionMemo) when not given. */
@@ -192,7 +198,19 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   };
   const rating: APIEmbedField = { name: 'Rating', value: escapeInline(ratingWords(ratings)), inline: true };
 
-  if (!mayShow(image, ageRestricted)) {
+  // A rule hides the image whatever the channel and the filter say, and Reveal never lifts it: the card
+  // credits and links like the rating-restricted one, and says which layer hid it.
+  const rule = hidingRule(image.tags, ctx.rules);
+  if (rule !== undefined) {
+    const embed: APIEmbed = {
+      ...base,
+      description: hiddenNotice(rule.layer),
+      fields: [creditField(image, site), ...sourceFields(image, true), rating],
+    };
+    return { embed: fitOne(embed), gate: 'rule-hidden', revealable: false, media: null };
+  }
+
+  if (!mayShow(image, ageRestricted, ctx.rules)) {
     const embed: APIEmbed = {
       ...base,
       description:
@@ -212,7 +230,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     };
     // A native spoiler only where the filter is known and hides none of the image's tags: a hidden
     // image keeps no picture, and Reveal (to one member) stays the way to see it.
-    const spoilerable = mayPictureSpoilered(image, ageRestricted, ctx.filter);
+    const spoilerable = mayPictureSpoilered(image, ageRestricted, ctx.filter, ctx.rules);
     const media = spoilerable ? cardMedia(image, site, { spoiler: true, filtered: true }) : null;
     return {
       embed: fitOne(embed),

@@ -1,5 +1,7 @@
 /**
- * The rating rule: what a channel may show of an image. Every gate calls this file (the image card and
+ * The rating rule: what a channel may show of an image. Outside it stands the operator's floor
+ * (content-rules.ts, floor.ts): an image one of its rules hides shows nothing anywhere, age-restricted
+ * channels included, and `mayShow` says no for it wherever it is asked. Every gate calls this file (the image card and
  * its V2 form, the grid, the tag card, the page cards, feeds, tag autocomplete); the search query that
  * keeps a channel to `safe` images is its twin on the board's side (commands/shared/safety.ts,
  * `safeSearchQuery`), and which channels are age-restricted or spoiler channels is decided there too.
@@ -22,9 +24,18 @@
  */
 import type { Image, VisibleImage } from '../philomena/schemas.js';
 import { isSafe, RATINGS } from '../philomena/tags.js';
+import { FLOOR_ONLY, hidingRule, type ContentRules } from './content-rules.js';
 
 /** What a card shows: everything, or why not. */
-export type Gate = 'full' | 'rating-restricted' | 'spoilered' | 'processing' | 'deleted' | 'merged';
+export type Gate =
+  | 'full'
+  | 'rating-restricted'
+  /** A rule hides it (the floor, later the server's, channel's or member's own): nothing but credit and links. */
+  | 'rule-hidden'
+  | 'spoilered'
+  | 'processing'
+  | 'deleted'
+  | 'merged';
 
 /** The applied filter, as far as the gates need it (and the spoiler notice names its tags). */
 export interface CardFilter {
@@ -51,9 +62,13 @@ export function ageRestrictedFor(where: Audience): boolean {
   return where.ageRestricted && where.spoilerChannel !== true;
 }
 
-/** Whether the image may show its picture, tags and description: anywhere if `safe`, else age-restricted only. */
-export function mayShow(image: Image, ageRestricted: boolean): boolean {
+/**
+ * Whether the image may show its picture, tags and description: anywhere if `safe`, else age-restricted
+ * only, and never when a rule hides it (the floor's defaults when `rules` is not given: fail closed).
+ */
+export function mayShow(image: Image, ageRestricted: boolean, rules: ContentRules = FLOOR_ONLY): boolean {
   if (image.kind !== 'image') return false;
+  if (hidingRule(image.tags, rules) !== undefined) return false;
   return ageRestricted || isSafe(image.tags);
 }
 
@@ -85,8 +100,9 @@ export function mayPictureSpoilered(
   image: VisibleImage,
   ageRestricted: boolean,
   filter: CardFilter | undefined,
+  rules: ContentRules = FLOOR_ONLY,
 ): boolean {
-  return mayShow(image, ageRestricted) && !mayBeHidden(image, filter);
+  return mayShow(image, ageRestricted, rules) && !mayBeHidden(image, filter);
 }
 
 /**

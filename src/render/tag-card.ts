@@ -18,6 +18,7 @@ import { creditLine, sourceLine } from './credit-and-sources.js';
 import { pictureOf } from './media.js';
 import { NEUTRAL_COLOUR } from './rating-labels.js';
 import { ageRestrictedFor, mayShow, unratedMayShow } from './rating-rule.js';
+import type { ContentRules } from './content-rules.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
 import { boardMarkdownToDiscord } from './board-markdown.js';
 import { escapeInline, joinWithin, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
@@ -29,6 +30,8 @@ export interface TagCardContext {
   readonly example?: Image;
   /** A spoiler channel: no picture at all (an embed cannot spoiler it), and the plain channel's rule. */
   readonly spoilerChannel?: boolean;
+  /** The rules in layers (content-rules.ts) the example obeys; the floor's when not given. */
+  readonly rules?: ContentRules;
   /**
    * The other side of an alias: when `tag` is the target, the alias the user asked for; when `tag` is
    * itself an alias (`aliased_tag` set), its target. Either way the card shows the target.
@@ -71,7 +74,8 @@ function exampleParts(
 ): { field?: APIEmbedField; picture?: string } {
   if (example === undefined || example.kind !== 'image') return {};
   const link = maskedLink(`#${example.id}`, imagePageUrl(ctx.site, example.id));
-  const showable = mayShow(example, ageRestricted) && !example.spoilered && example.thumbnails_generated;
+  const showable =
+    mayShow(example, ageRestricted, ctx.rules) && !example.spoilered && example.thumbnails_generated;
   const found = showable ? pictureOf(example, ctx.site).picture : null;
   const withheld = found !== null && ctx.spoilerChannel === true;
   const picture = withheld ? null : found;
@@ -83,7 +87,7 @@ function exampleParts(
         ? `${link} (not shown here)`
         : link,
     `**Credit:** ${creditLine(example, ctx.site, 400)}`,
-    `**Source:** ${sourceLine(example, 400, !mayShow(example, ageRestricted))}`,
+    `**Source:** ${sourceLine(example, 400, !mayShow(example, ageRestricted, ctx.rules))}`,
   ].join('\n');
   return picture === null
     ? { field: { name: 'Example', value } }

@@ -441,3 +441,31 @@ describe('feed durations', () => {
     ]);
   });
 });
+
+describe('the floor settings', () => {
+  it('GIVEN neither THEN the defaults on and no tags of the operator', () => {
+    expect(loadConfig(base).floor).toEqual({ defaults: true, neverShow: [] });
+  });
+
+  it('GIVEN NEVER_SHOW_TAGS THEN names as the board writes them, once each, blanks dropped', () => {
+    const floor = loadConfig({ ...base, NEVER_SHOW_TAGS: ' Gore ,, blood,GORE, Candy   Gore ' }).floor;
+    expect(floor.neverShow).toEqual(['gore', 'blood', 'candy gore']);
+  });
+
+  it('GIVEN more than 200 tags or a name over 100 characters THEN a problem naming the limit', () => {
+    const many = Array.from({ length: 201 }, (_, i) => `tag ${i}`).join(',');
+    expect(problemsOf({ ...base, NEVER_SHOW_TAGS: many }).join('\n')).toMatch(
+      /NEVER_SHOW_TAGS.*at most 200 tags/,
+    );
+    expect(problemsOf({ ...base, NEVER_SHOW_TAGS: 'x'.repeat(101) }).join('\n')).toMatch(
+      /at most 100 characters/,
+    );
+  });
+
+  it('GIVEN FLOOR_DEFAULTS off THEN off; on THEN on; anything else THEN a problem (no accidental off)', () => {
+    expect(loadConfig({ ...base, FLOOR_DEFAULTS: 'off' }).floor.defaults).toBe(false);
+    expect(loadConfig({ ...base, FLOOR_DEFAULTS: 'on' }).floor.defaults).toBe(true);
+    for (const value of ['false', '0', 'no', 'disabled'])
+      expect(problemsOf({ ...base, FLOOR_DEFAULTS: value }).join('\n')).toMatch(/FLOOR_DEFAULTS.*on or off/);
+  });
+});

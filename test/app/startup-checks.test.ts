@@ -1,6 +1,11 @@
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBoardSettings, KEY_NOT_USED } from '../../src/startup-checks.js';
+import {
+  checkBoardSettings,
+  checkFloor,
+  FLOOR_DEFAULTS_OFF,
+  KEY_NOT_USED,
+} from '../../src/startup-checks.js';
 import { createLogger } from '../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../src/philomena/registry.js';
 import { resolveSite } from '../../src/philomena/sites.js';
@@ -71,5 +76,27 @@ describe('start-up checks of the board settings', () => {
     expect(lines.some((line) => line['msg'] === 'could not check BOORU_FILTER_ID with the site now')).toBe(
       true,
     );
+  });
+});
+
+describe('start-up check of the floor', () => {
+  function floorLines(defaults: boolean) {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    checkFloor({ defaults, logger });
+    return parseLogLines(lines);
+  }
+
+  it('GIVEN the defaults off THEN a warning at start says what that lets through', () => {
+    const lines = floorLines(false);
+    expect(lines.map((line) => [line['level'], line['msg']])).toEqual([[40, FLOOR_DEFAULTS_OFF]]);
+    expect(FLOOR_DEFAULTS_OFF).toMatch(/Community Guidelines/);
+  });
+
+  it('GIVEN the defaults on THEN nothing is said', () => {
+    expect(floorLines(true)).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@ describe('smoke', () => {
         'featured',
         'feed',
         'image',
+        'me',
         'reverse',
         'search',
         'settings',

@@ -28,13 +28,18 @@ function mapOf(harness: Harness): Map<unknown, unknown> {
 }
 
 const isSettingsKey = (key: unknown) => String(key).startsWith('keyv:settings:');
+const isServerSettingsKey = (key: unknown) => String(key).startsWith('keyv:settings:guild:');
+const isMemberSettingsKey = (key: unknown) => String(key).startsWith('keyv:settings:member:');
 
-/** From now on, every read of a settings row fails; other rows (the response cache) work. */
-function failSettingsReads(harness: Harness): void {
+/**
+ * From now on, every read of a server's settings row fails (or, with `which`, a member's, or both);
+ * other rows (the response cache) work.
+ */
+function failSettingsReads(harness: Harness, which: (key: unknown) => boolean = isServerSettingsKey): void {
   const map = mapOf(harness);
   const get = Map.prototype.get;
   vi.spyOn(map, 'get').mockImplementation((key: unknown) => {
-    if (isSettingsKey(key)) throw new Error('SQLITE_IOERR: disk I/O error');
+    if (which(key)) throw new Error('SQLITE_IOERR: disk I/O error');
     return get.call(map, key);
   });
 }
@@ -137,11 +142,49 @@ describe('server settings that cannot be read', () => {
 
   it('GIVEN a DM THEN no server settings are read, so the store failing changes nothing there', async () => {
     h = await startHarness();
-    failSettingsReads(h);
+    failSettingsReads(h, isSettingsKey);
     const reply = await h.discord
       .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: h.discord.dmChannelId })
       .finalReply();
     expect(reply.embeds).toHaveLength(1);
+    // The member's own record (/me filter) could not be read either: the default filter applies, said once.
+    expect(
+      h
+        .logLines()
+        .filter((line) => String(line['msg']).startsWith("the member's own settings could not be read")),
+    ).toHaveLength(1);
+  });
+});
+
+describe("a member's own settings that cannot be read", () => {
+  it('GIVEN the member records failing THEN a link in chat gets no card (the author may have opted out) AND one warning says why', async () => {
+    h = await startHarness();
+    failSettingsReads(h, isMemberSettingsKey);
+    const mark = h.booru.requests.length;
+    const from = h.logLines().length;
+    const posted = await h.discord.sendMessage({
+      channel: 'ageRestricted',
+      content: `${h.booru.url}/images/${IDS.safe}`,
+    });
+    const warning = "unfurl skipped: the author's own settings could not be read";
+    await h.discord.waitFor(() => (h?.logLines().some((line) => line['msg'] === warning) ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(posted.replies()).toEqual([]);
+    expect(boardCalls(h.booru, mark, /\/images\//)).toBe(0);
+    const loud = h
+      .logLines()
+      .slice(from)
+      .filter((line) => Number(line['level']) >= 40);
+    expect(loud.map((line) => line['msg'])).toEqual([warning]);
+  });
+
+  it('GIVEN the member records failing THEN /me show says so, privately, with its identifier', async () => {
+    h = await startHarness();
+    failSettingsReads(h, isMemberSettingsKey);
+    const reply = await h.discord
+      .sendCommand({ name: 'me', subcommand: 'show', channel: h.discord.dmChannelId })
+      .finalReply();
+    expect(reply.content).toMatch(/your own settings/i);
   });
 });
 

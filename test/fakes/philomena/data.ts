@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fileBytes, sha512 } from './files.js';
 import type { FileExtension } from './files.js';
+import { ruleTags } from './rule-tags.js';
 import { createSeededRandom } from '../../support/random.js';
 
 export type ImageFormat = 'png' | 'jpg' | 'jpeg' | 'gif' | 'svg' | 'webm';
@@ -239,6 +240,11 @@ export const IDS = {
   huge: 130,
   /** Waiting for moderator approval: 404 at its id, never in search. */
   unapproved: 131,
+  /**
+   * Explicit, with a young character's tag (`filly`): what the operator's floor hides everywhere, even in
+   * an age-restricted channel with the Everything filter (src/render/floor.ts).
+   */
+  floorYoung: 132,
   /** The image /images/featured answers with by default. */
   featured: 101,
   fillerFirst: 1001,
@@ -878,6 +884,13 @@ function namedImages(): ImageSpec[] {
       created: '2023-03-31T12:00:00Z',
       approved: false,
     },
+    {
+      id: IDS.floorYoung,
+      tags: ['explicit', 'artist:floor artist', 'filly', 'floor test'],
+      created: '2023-04-01T12:00:00Z',
+      description: 'A description the floor keeps out of every card.',
+      sourceUrls: ['https://example.com/floor-source'],
+    },
   ];
 }
 
@@ -1131,6 +1144,7 @@ function explicitTags(): TagRecord[] {
     );
   }
   tags.push(baseTag(38185, 'wings'));
+  tags.push(...ruleTags(baseTag));
   return tags;
 }
 

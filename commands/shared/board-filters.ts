@@ -1,5 +1,5 @@
 /**
- * The filter policy of /settings and the board lookups behind it: only system and public filters are
+ * The filter policy of /settings and /me, and the board lookups behind it: only system and public filters are
  * usable (the bot asks without the key, so a private filter is not there for it), and the names of a
  * filter's tags come from one tag search.
  */
@@ -11,7 +11,7 @@ import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Filter } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from './context.js';
 
 /** Philomena's largest page. */
 const PER_PAGE_MAX = 50;
