@@ -39,15 +39,17 @@ export function normaliseTagName(name: string): string {
 }
 
 /**
- * The first rule (outermost layer first) that hides an image with these tags, or undefined. Tags are
- * compared normalised, so a rule written `Foal` or ` foal ` holds.
+ * The first rule (outermost layer first) that hides an image with these tags, or undefined. An image's tags
+ * come from the board as it writes them, and a rule's tag is kept that way (floorRules and the lists
+ * normalise what people type), so the names compare as they are: this runs for every card.
  */
 export function hidingRule(tags: readonly string[], rules: ContentRules = FLOOR_ONLY): TagRule | undefined {
   if (rules.hidden.length === 0) return undefined;
-  const names = new Set(tags.map(normaliseTagName));
-  const safe = isSafe(tags);
+  const names = new Set(tags);
+  // The rating is read only once a rule's tag is there: most images carry none.
+  let safe: boolean | undefined;
   return rules.hidden.find(
-    (rule) => names.has(normaliseTagName(rule.tag)) && (rule.ratings === 'any' || !safe),
+    (rule) => names.has(rule.tag) && (rule.ratings === 'any' || !(safe ??= isSafe(tags))),
   );
 }
 

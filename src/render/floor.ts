@@ -17,7 +17,7 @@
  * tell a photo from a drawing: that stays with the boards' own rules, the "no gore" preset and
  * NEVER_SHOW_TAGS.
  */
-import type { TagRule } from './content-rules.js';
+import { normaliseTagName, type TagRule } from './content-rules.js';
 
 /** Tags that only ever mark sexual content with minors: hidden at every rating. */
 export const SEXUALISED_MINOR_TAGS: readonly string[] = [
@@ -64,6 +64,10 @@ export interface FloorOptions {
 
 /** The floor an operator's settings make: the defaults (unless turned off) and their own tags. */
 export function floorRules(options: FloorOptions): readonly TagRule[] {
-  const own = options.neverShow.map((tag): TagRule => ({ tag, ratings: 'any', layer: 'floor' }));
+  const own = options.neverShow.map((tag): TagRule => ({
+    tag: normaliseTagName(tag),
+    ratings: 'any',
+    layer: 'floor',
+  }));
   return options.defaults ? [...DEFAULT_FLOOR, ...own] : own;
 }

@@ -32,9 +32,9 @@ describe('the floor: which rule hides an image', () => {
     },
   );
 
-  it('GIVEN a rule written with other case or blanks THEN it still holds', () => {
+  it('GIVEN an operator tag written with other case or blanks THEN it is kept as the board writes it, and holds', () => {
     const rules: ContentRules = { hidden: floorRules({ defaults: false, neverShow: ['  Hidden   TAG '] }) };
-    expect(hidingRule(['safe', 'hidden tag'], rules)?.tag).toBe('  Hidden   TAG ');
+    expect(hidingRule(['safe', 'hidden tag'], rules)?.tag).toBe('hidden tag');
   });
 
   it('GIVEN the defaults off THEN only the operator tags, at every rating; on THEN both', () => {
