@@ -129,10 +129,10 @@ function describeMember(record: MemberSettingsRecord, sites: CommandContext['sit
     filters.length === 0
       ? "• Your filters: none; the bot's default applies where no server decides."
       : `• Your filters, for DMs, group DMs and servers without the bot (a server with the bot uses its own):\n${filters.join('\n')}`,
+    '`/me forget` deletes all of it at once. Besides this, a search or reverse search you run keeps its query and your id for 15 minutes, so that only you can page through it; that goes by itself.',
     tags.length === 0
       ? '• Your hidden tags: none.'
       : `• Your hidden tags (${tags.length}), hidden from what you ask for, wherever you ask: ${tags.join(', ')}`,
-    'Nothing else is kept. `/me forget` deletes all of it at once.',
   ].join('\n');
 }
 
