@@ -14,9 +14,9 @@
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
+import type { Site } from '../../src/philomena/sites.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
-import { escapeMarkdown, truncate } from '../../src/render/index.js';
+import { escapeMarkdown } from '../../src/render/index.js';
 import { filterTagNames, usableFilter } from '../shared/board-filters.js';
 import {
   LOOKUP_CONTEXTS,
@@ -24,27 +24,13 @@ import {
   type ChatCommand,
   type CommandContext,
 } from '../shared/context.js';
+import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
 import { memberFacing, type MemberSettings, type MemberSettingsRecord } from './member-settings.js';
-
-/** The `site` choice meaning the bot's own site (BOORU_URL), whatever it is. */
-const DEFAULT_SITE_CHOICE = 'default';
-const CHOICE_NAME_MAX = 100;
 
 /** Where a member's filter applies, said the same way in every answer. */
 const WHERE_FILTER_APPLIES =
   'It applies to what you ask for in DMs, group DMs and servers without the bot; a server with the bot uses its own filter.';
-
-/** Every site the bot knows, and its own when it is not one of them (a custom BOORU_URL). */
-function siteChoices(defaultSite: Site | undefined): { name: string; value: string }[] {
-  const known = KNOWN_SITES.map((site) => ({ name: site.name, value: site.id }));
-  if (defaultSite?.known === true) return known;
-  const name =
-    defaultSite === undefined
-      ? "This bot's default site"
-      : truncate(`${defaultSite.name} (this bot's default)`, CHOICE_NAME_MAX);
-  return [...known, { name, value: DEFAULT_SITE_CHOICE }];
-}
 
 type Subcommand = (
   interaction: Incoming<ChatInputCommandInteraction>,

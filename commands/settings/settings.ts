@@ -5,17 +5,18 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
-import { escapeMarkdown, truncate } from '../../src/render/index.js';
+import { escapeMarkdown } from '../../src/render/index.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
 import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from '../shared/board-filters.js';
 import { permissionReport } from './permissions.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
+import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { NotFoundError } from '../../src/errors.js';
-import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
+import type { Site } from '../../src/philomena/sites.js';
 
 /** One subcommand of /settings, run for a server by a member allowed to change its settings. */
 type Subcommand = (
@@ -103,25 +104,6 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   site: chooseSite,
   filter: chooseFilter,
 };
-
-/** The `site` choice that means "the site this bot is configured for" (BOORU_URL), whatever it is. */
-export const DEFAULT_SITE_CHOICE = 'default';
-const CHOICE_NAME_MAX = 100;
-
-/**
- * The choices of `/settings site`: every known site, and the bot's own site when it is not one of them
- * (a custom BOORU_URL), so that a server can come back to it. Without `defaultSite` (a caller that does not
- * know the configuration) the own site is offered under a generic name.
- */
-export function siteChoices(defaultSite?: Site): { name: string; value: string }[] {
-  const known = KNOWN_SITES.map((site) => ({ name: site.name, value: site.id }));
-  if (defaultSite?.known === true) return known;
-  const name =
-    defaultSite === undefined
-      ? "This bot's default site"
-      : truncate(`${defaultSite.name} (this bot's default)`, CHOICE_NAME_MAX);
-  return [...known, { name, value: DEFAULT_SITE_CHOICE }];
-}
 
 export interface SettingsCommandOptions {
   /** The configured site (BOORU_URL): offered by name when it is not a known site. */

@@ -11,6 +11,7 @@ import {
 import { KNOWN_SITES, type Site } from '../../src/philomena/sites.js';
 import type { TagRule } from '../../src/render/content-rules.js';
 import { floorRules, type FloorOptions } from '../../src/render/floor.js';
+import { truncate } from '../../src/render/index.js';
 
 /** The sites whose links and ids the bot understands: every known site and the configured one. */
 export interface SiteDirectory {
@@ -52,4 +53,23 @@ export function createSiteDirectory(options: {
     },
     floorFor: () => floor,
   };
+}
+
+/** The `site` choice that means "the site this bot is configured for" (BOORU_URL), whatever it is. */
+export const DEFAULT_SITE_CHOICE = 'default';
+const CHOICE_NAME_MAX = 100;
+
+/**
+ * The choices of a `site` option (`/settings site`, `/me filter`): every known site, and the bot's own site
+ * when it is not one of them (a custom BOORU_URL), so that it can be chosen again. Without `defaultSite` (a
+ * caller that does not know the configuration) the own site is offered under a generic name.
+ */
+export function siteChoices(defaultSite?: Site): { name: string; value: string }[] {
+  const known = KNOWN_SITES.map((site) => ({ name: site.name, value: site.id }));
+  if (defaultSite?.known === true) return known;
+  const name =
+    defaultSite === undefined
+      ? "This bot's default site"
+      : truncate(`${defaultSite.name} (this bot's default)`, CHOICE_NAME_MAX);
+  return [...known, { name, value: DEFAULT_SITE_CHOICE }];
 }

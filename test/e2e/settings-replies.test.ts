@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import { DEFAULT_SITE_CHOICE, describeFilter, siteChoices } from '../../commands/settings/settings.js';
+import { describeFilter } from '../../commands/settings/settings.js';
+import { DEFAULT_SITE_CHOICE, siteChoices } from '../../commands/shared/site-directory.js';
 import { commandBodies, commandsHash } from '../../src/discord/registration.js';
 import { escapeMarkdown, MESSAGE_CONTENT_MAX } from '../../src/render/index.js';
 import type { Filter } from '../../src/philomena/schemas.js';
