@@ -4,7 +4,7 @@
  * the reverse-search gate) and the context each interaction gets; main.ts hands it all to the runtime.
  */
 import type Keyv from 'keyv';
-import type { Interaction } from 'discord.js';
+import { InteractionType, type Interaction } from 'discord.js';
 import type { Config } from '../src/config.js';
 import type { BackgroundTask, ContextFactory, MessageHandler } from '../src/discord/contract.js';
 import { createLocalLeases, type PollLeases } from './feed/leases.js';
@@ -13,6 +13,7 @@ import type { DescribeError } from '../src/discord/failures.js';
 import type { ClientRegistry } from '../src/philomena/registry.js';
 import type { Logger } from '../src/logger.js';
 import type { Site } from '../src/philomena/sites.js';
+import type { RuleDecision, RuleLayer } from '../src/render/content-rules.js';
 import { featuredCommand } from './featured/featured.js';
 import { createFeedCommand, type FeedCommandOptions } from './feed/feed.js';
 import { createFeedStore } from './feed/feed-store.js';
@@ -23,7 +24,8 @@ import { createMemberSettings, type MemberSettings } from './me/member-settings.
 import { findSourceCommand } from './reverse/find-source.js';
 import { reverseCommand } from './reverse/reverse.js';
 import { searchCommand } from './search/search.js';
-import { createSettingsCommand } from './settings/settings.js';
+import { createSettingsCommand, type SettingsCommandOptions } from './settings/settings.js';
+import { createSettingsTransfer } from './settings/transfer.js';
 import type { Command, CommandContext } from './shared/context.js';
 import { attachmentHosts, createDownloader, type Download } from './shared/download.js';
 import { createGuildSettings } from './shared/guild-settings.js';
@@ -49,6 +51,8 @@ export function allCommands(
     readonly readsChat?: boolean;
     /** What `/me` keeps member records in; a list made only to be registered goes without. */
     readonly members?: MemberSettings;
+    /** `/settings export` and `import`; a list made only to be registered goes without. */
+    readonly transfer?: SettingsCommandOptions['transfer'];
   } = {},
 ): readonly Command[] {
   return [
@@ -62,6 +66,7 @@ export function allCommands(
     createSettingsCommand({
       ...(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
       ...(options.readsChat === undefined ? {} : { readsChat: options.readsChat }),
+      ...(options.transfer === undefined ? {} : { transfer: options.transfer }),
     }),
     createFeedCommand(options.feeds ?? UNCONFIGURED_FEEDS),
     createMeCommand({
@@ -86,6 +91,9 @@ const UNCONFIGURED_FEEDS: FeedCommandOptions = {
     retire: notConfigured,
     reindex: notConfigured,
     forget: notConfigured,
+    replacement: () => {
+      throw new Error('feeds are not configured in this command list');
+    },
   },
   perServer: 0,
   intervalMs: 0,
@@ -105,6 +113,8 @@ export interface FeatureDeps {
   readonly leases?: PollLeases;
   /** Told of each feed poll (metrics, tests). */
   readonly onFeedPoll?: (event: PollEvent) => void;
+  /** Told of each image a rule in layers hid or spoilered, by layer (metrics). */
+  readonly onRuleDecision?: (decision: RuleDecision, layer: RuleLayer) => void;
   /** How often the feed poller looks for due groups; default FEED_INTERVAL / 20 (tests: shorter). */
   readonly feedTickMs?: number;
 }
@@ -132,27 +142,39 @@ export function createFeatures(deps: FeatureDeps): Features {
   const reverseGate = createReverseGate();
 
   /**
-   * The member's own filters (`/me filter`) where no server decides: outside servers, and in a server the
-   * bot is not in (a user install; discord.js knows every server the bot is in). Elsewhere nothing is read.
-   * A record that cannot be read leaves the bot's default filter in place, said in the log: the member's
-   * filter is their preference, the rating rule and the floor hold without it, and a store outage must not
-   * stop every command in DMs (/me itself still says when it cannot read or save).
+   * What the member keeps for themselves applies to what they ask for: their hidden tags everywhere (not
+   * in autocomplete, which shows names, not images), their filters only where no server decides (outside
+   * servers, and in a server the bot is not in: a user install; discord.js knows every server the bot is
+   * in). A record that cannot be read is said in the log and the interaction goes on without it: the
+   * member's lists are their preference, the floor, the server's rules and the rating rule hold without
+   * them, and a store outage must not stop every command (/me itself says when it cannot read or save).
    */
-  async function ownFilters(
+  async function ownLayers(
     interaction: Interaction,
     log: Logger,
-  ): Promise<{ readonly memberFilters?: Readonly<Record<string, number>> }> {
-    if (interaction.guildId !== null && interaction.guild !== null) return {};
+  ): Promise<{
+    readonly memberFilters?: Readonly<Record<string, number>>;
+    readonly memberHidden?: readonly string[];
+  }> {
+    if (interaction.type === InteractionType.ApplicationCommandAutocomplete) return {};
+    const serverDecides = interaction.guildId !== null && interaction.guild !== null;
     try {
-      return { memberFilters: (await members.get(interaction.user.id)).filters };
+      const record = await members.get(interaction.user.id);
+      return {
+        ...(serverDecides ? {} : { memberFilters: record.filters }),
+        ...(record.hiddenTags.length === 0 ? {} : { memberHidden: record.hiddenTags }),
+      };
     } catch (error) {
       log.warn(
         { err: error },
-        "the member's own settings could not be read: the bot's default filter applies",
+        "the member's own settings could not be read: their hidden tags and filter do not apply",
       );
       return {};
     }
   }
+
+  const observe = deps.onRuleDecision;
+  const viewDeps = { settings, sites, ...(observe === undefined ? {} : { observe }) };
 
   /** Resolved fresh for every interaction, so a settings change applies at once. */
   const context: ContextFactory<CommandContext> = async (
@@ -162,8 +184,8 @@ export function createFeatures(deps: FeatureDeps): Features {
   ) => ({
     logger: interactionLogger,
     view: await resolveView(
-      { guildId: interaction.guildId, channel, ...(await ownFilters(interaction, interactionLogger)) },
-      { settings, sites },
+      { guildId: interaction.guildId, channel, ...(await ownLayers(interaction, interactionLogger)) },
+      viewDeps,
     ),
     registry,
     settings,
@@ -181,6 +203,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     settings,
     logger,
     members,
+    ...(observe === undefined ? {} : { observe }),
     rateLimit: config.unfurlRateLimit,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.onUnfurlDecision === undefined ? {} : { onDecision: deps.onUnfurlDecision }),
@@ -200,6 +223,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     ...(deps.feedTickMs === undefined ? {} : { tickMs: deps.feedTickMs }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.onFeedPoll === undefined ? {} : { onPoll: deps.onFeedPoll }),
+    ...(observe === undefined ? {} : { observe }),
   });
 
   return {
@@ -208,6 +232,7 @@ export function createFeatures(deps: FeatureDeps): Features {
       readsChat: config.unfurl,
       feeds: { feeds, perServer: config.feedsPerServer, intervalMs: config.feedIntervalMs },
       members,
+      transfer: createSettingsTransfer({ store: deps.store, feeds, perServer: config.feedsPerServer }),
     }),
     context,
     messageHandlers: [unfurl],

@@ -108,7 +108,11 @@ async function main(): Promise<void> {
     registry,
     ...(metrics === undefined
       ? {}
-      : { onUnfurlDecision: metrics.unfurlDecision, onFeedPoll: metrics.feedPoll }),
+      : {
+          onUnfurlDecision: metrics.unfurlDecision,
+          onFeedPoll: metrics.feedPoll,
+          onRuleDecision: metrics.ruleDecision,
+        }),
     // Each feed group is polled by one process of the bot per interval.
     ...(redisClient === undefined ? {} : { leases: createRedisLeases({ client: redisClient, logger }) }),
   });

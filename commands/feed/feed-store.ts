@@ -106,7 +106,28 @@ export interface FeedStore {
    * result, or undefined when the feed is gone (removed meanwhile: nothing is written).
    */
   update(guildId: string, feedId: string, change: (feed: Feed) => Feed): Promise<Feed | undefined>;
+  /**
+   * The feeds' part of a write over several records (a settings import: commands/settings/transfer.ts):
+   * the keys it covers (the server's feeds, the index) and how their current values become the next ones,
+   * for `RecordStore.updateMany` beside other records. The server's feeds become `wanted`: a feed already
+   * there with the same channel, site and query keeps its id, cursor and history (and its pause, if still
+   * wanted paused); any other gets a new id; the rest go. The index lists the server while it has feeds.
+   */
+  replacement(guildId: string, wanted: readonly Omit<Feed, 'id'>[]): FeedsReplacement;
 }
+
+/** See `FeedStore.replacement`: `change` only computes, and may run more than once. */
+export interface FeedsReplacement {
+  readonly keys: readonly string[];
+  change(currents: readonly unknown[]): {
+    readonly nexts: readonly unknown[];
+    readonly feeds: readonly Feed[];
+  };
+}
+
+/** What makes two feeds the same feed across an export and an import. */
+const sameFeed = (a: Omit<Feed, 'id'>, b: Omit<Feed, 'id'>): boolean =>
+  a.channelId === b.channelId && a.siteId === b.siteId && a.query === b.query;
 
 /** Short, readable, unique enough within one server (checked against its feeds). */
 function newId(taken: ReadonlySet<string>): string {
@@ -187,6 +208,33 @@ export function createFeedStore(store: Keyv): FeedStore {
       });
       if (left === 0) await indexGuild(guildId, 'absent');
       return removed;
+    },
+    replacement(guildId, wanted) {
+      return {
+        keys: [guildKey(guildId), INDEX_KEY],
+        change([rawFeeds, rawIndex]) {
+          const left = feedsOf(rawFeeds);
+          const taken = new Set<string>();
+          const feeds = wanted.map((draft): Feed => {
+            const at = left.findIndex((feed) => sameFeed(feed, draft));
+            const kept = at === -1 ? undefined : left.splice(at, 1)[0];
+            if (kept === undefined) {
+              const id = newId(new Set([...taken, ...left.map((f) => f.id)]));
+              taken.add(id);
+              return { ...draft, guildId, id };
+            }
+            taken.add(kept.id);
+            const paused = draft.paused === undefined ? undefined : (kept.paused ?? draft.paused);
+            const { paused: _was, ...rest } = kept;
+            return paused === undefined ? rest : { ...rest, paused };
+          });
+          const index = indexOf(rawIndex);
+          const guilds = index.guilds.filter((id) => id !== guildId);
+          const dormant = Object.fromEntries(Object.entries(index.dormant).filter(([id]) => id !== guildId));
+          const nextIndex = { guilds: feeds.length > 0 ? [...guilds, guildId] : guilds, dormant };
+          return { nexts: [{ feeds }, nextIndex], feeds };
+        },
+      };
     },
     async update(guildId, feedId, change) {
       let result: Feed | undefined;

@@ -50,6 +50,8 @@ import type { SiteDirectory } from '../shared/site-directory.js';
 import { searchBands, type Band } from './bands.js';
 import type { Feed, FeedStore, PauseReason } from './feed-store.js';
 import { createFeedServer, type Due, type GroupRound } from './serve.js';
+import { filterIn } from '../shared/view.js';
+import type { RuleDecision, RuleLayer } from '../../src/render/content-rules.js';
 
 /** The board's page size for feed searches (its maximum). */
 const PAGE = 50;
@@ -97,6 +99,8 @@ export interface FeedPollerOptions {
   readonly now?: () => number;
   /** Told of each poll's outcome (metrics, tests). */
   readonly onPoll?: (event: PollEvent) => void;
+  /** Told of each image a rule in layers hid or spoilered (metrics). */
+  readonly observe?: (decision: RuleDecision, layer: RuleLayer) => void;
 }
 
 export interface PollEvent {
@@ -190,6 +194,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     stopping: () => stopping,
     pause,
     readFailed,
+    ...(options.observe === undefined ? {} : { observe: options.observe }),
   });
 
   /**
@@ -294,7 +299,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         due.push({
           feed,
           site,
-          filterId: sites.filterFor(site, record.filters),
+          filterId: filterIn(record, feed.channelId, site, sites),
           ageRestricted,
           sent: safeSearchQuery(feed.query, ageRestricted),
         });

@@ -28,12 +28,12 @@ import {
   truncate,
   type CardContext,
 } from '../../src/render/index.js';
-import { hidingRule } from '../../src/render/content-rules.js';
-import type { GuildSettings } from '../shared/guild-settings.js';
+import { hidingRule, type ContentRules } from '../../src/render/content-rules.js';
+import type { GuildSettings, GuildSettingsRecord } from '../shared/guild-settings.js';
 import { isAgeRestrictedChannel, isSpoilerChannel, mayShow } from '../shared/safety.js';
 import { cardContext, cardMessage } from '../shared/show-image.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
-import { makeView } from '../shared/view.js';
+import { filterIn, layersOf, makeView } from '../shared/view.js';
 import type { Band } from './bands.js';
 import type { Feed, FeedStore, PauseReason } from './feed-store.js';
 
@@ -78,6 +78,8 @@ export interface FeedServerDeps {
   readonly pause: (feed: Feed, reason: PauseReason, detail: string) => Promise<void>;
   /** A channel read that failed for another reason: the poller leaves the channel alone for a while. */
   readonly readFailed: (channelId: string) => void;
+  /** Told of each image a rule in layers hid or spoilered (metrics). */
+  readonly observe?: ContentRules['observe'];
 }
 
 /** Discord nonces are at most 25 characters: a prefix and 24 of a hash. */
@@ -105,7 +107,7 @@ type Facts =
   | {
       readonly ok: true;
       readonly spoilerChannel: boolean;
-      readonly guildFilters: Readonly<Record<string, number>>;
+      readonly record: GuildSettingsRecord;
     }
   | { readonly ok: false };
 
@@ -137,8 +139,8 @@ export function createFeedServer(deps: FeedServerDeps) {
       return { ok: false };
     }
     const record = await settings.get(stored.guildId);
-    if (sites.filterFor(item.site, record.filters) !== item.filterId) return { ok: false };
-    return { ok: true, spoilerChannel: isSpoilerChannel(channel), guildFilters: record.filters };
+    if (filterIn(record, stored.channelId, item.site, sites) !== item.filterId) return { ok: false };
+    return { ok: true, spoilerChannel: isSpoilerChannel(channel), record };
   }
 
   function settled(image: VisibleImage, at: number, ageRestricted: boolean): boolean {
@@ -177,11 +179,18 @@ export function createFeedServer(deps: FeedServerDeps) {
       guildId: stored.guildId,
       ageRestricted: item.ageRestricted,
       spoilerChannel: facts.spoilerChannel,
-      guildFilters: facts.guildFilters,
+      guildFilters: facts.record.filters,
       sites,
+      layers: {
+        ...layersOf(facts.record, stored.channelId),
+        ...(deps.observe === undefined ? {} : { observe: deps.observe }),
+      },
     });
-    // The floor holds in every channel: an image it hides is not posted (a feed of hidden cards is noise).
-    if (hidingRule(image.tags, view.rules) !== undefined) {
+    // The floor and the server's and channel's own hidden tags hold in every channel: an image they hide
+    // is not posted (a feed of hidden cards is noise).
+    const hiding = hidingRule(image.tags, view.rules);
+    if (hiding !== undefined) {
+      view.rules.observe?.('hidden', hiding.layer);
       logger.debug({ feedId: stored.id, imageId: image.id }, 'feed image hidden by the rules; not posted');
       return 'skipped';
     }

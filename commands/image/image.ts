@@ -3,6 +3,7 @@ import { messageReply, type Reply } from '../../src/discord/contract.js';
 import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
+import { whyButtons } from '../shared/why-button.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 
 async function reveal(
@@ -62,5 +63,6 @@ export const imageCommand = {
   },
   buttons: {
     [revealCodec.key('reveal')]: { defer: () => 'ephemeral', run: reveal },
+    ...whyButtons,
   },
 } satisfies Command;

@@ -9,7 +9,8 @@
  *   `/settings filter` checks (commands/shared/board-filters.ts);
  * - `/me show` everything kept about the member, and where each applies;
  * - `/me forget` deletes all of it at once.
- * (`/me hide` and `/me unhide` keep the hidden tags: `MemberSettings.updateHiddenTags` is their store.)
+ * - `/me hide tags:` and `/me unhide tags:` the member's own hidden tags (at most 200), applied to what
+ *   they ask for everywhere and never to what other members see.
  */
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
@@ -26,6 +27,15 @@ import {
 } from '../shared/context.js';
 import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
+import { normaliseTagName } from '../../src/render/content-rules.js';
+import {
+  changeLists,
+  checkedNames,
+  splitTagNames,
+  tagNamesLine,
+  type ListsChange,
+} from '../shared/tag-changes.js';
+import { TAG_LIST_MAX } from '../shared/tag-lists.js';
 import { memberFacing, type MemberSettings, type MemberSettingsRecord } from './member-settings.js';
 
 /** Where a member's filter applies, said the same way in every answer. */
@@ -143,7 +153,50 @@ async function forget(
   );
 }
 
-const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = { unfurl, filter, show, forget };
+/**
+ * `/me hide tags:` and `/me unhide tags:`: the member's own hidden tags, applied to what they ask for
+ * (commands/index.ts). Names added are checked with the board of the place's site, as a server's are.
+ */
+function ownTags(action: 'hide' | 'unhide'): Subcommand {
+  return async (interaction, context, members) => {
+    const raw = interaction.options.getString('tags', true);
+    const checked =
+      action === 'unhide'
+        ? { names: splitTagNames(raw).map(normaliseTagName), notes: [] }
+        : await checkedNames(raw, context.view.site, {
+            registry: context.registry,
+            ageRestricted: context.view.ageRestricted,
+          });
+    let change: ListsChange | undefined;
+    await members.updateHiddenTags(interaction.user.id, (current) => {
+      change = changeLists({ hidden: current, spoilered: [] }, action, checked.names);
+      return change.lists.hidden;
+    });
+    if (change === undefined) throw new Error('the member settings update ran no change');
+    const lines = [
+      change.changed.length === 0
+        ? 'Nothing was changed.'
+        : `${action === 'hide' ? 'Hidden from what you ask for' : 'No longer hidden'}: ${tagNamesLine(change.changed)}.`,
+      ...(change.unchanged.length === 0
+        ? []
+        : [
+            `${action === 'hide' ? 'Already hidden' : 'Not in your list'}: ${tagNamesLine(change.unchanged, 400)}.`,
+          ]),
+      `Your list holds ${change.lists.hidden.length} tags (at most ${TAG_LIST_MAX}). It applies to your commands and what they show you, everywhere; never to what other members see.`,
+      ...checked.notes,
+    ];
+    return textReply(lines.join('\n'));
+  };
+}
+
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  unfurl,
+  filter,
+  show,
+  forget,
+  hide: ownTags('hide'),
+  unhide: ownTags('unhide'),
+};
 
 export interface MeCommandOptions {
   /** Where member records live; undefined in a list made only to be registered (deploy-commands). */
@@ -186,6 +239,30 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
               .setName('site')
               .setDescription("The site (default: the bot's own)")
               .addChoices(siteChoices(options.defaultSite)),
+          ),
+      )
+      .addSubcommand((sub) =>
+        sub
+          .setName('hide')
+          .setDescription('Hide images with these tags from what you ask for, everywhere')
+          .addStringOption((option) =>
+            option
+              .setName('tags')
+              .setDescription('Tag names, separated by commas')
+              .setRequired(true)
+              .setMaxLength(2000),
+          ),
+      )
+      .addSubcommand((sub) =>
+        sub
+          .setName('unhide')
+          .setDescription('Take tags out of your own hidden list')
+          .addStringOption((option) =>
+            option
+              .setName('tags')
+              .setDescription('Tag names, separated by commas')
+              .setRequired(true)
+              .setMaxLength(2000),
           ),
       )
       .addSubcommand((sub) =>

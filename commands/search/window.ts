@@ -7,16 +7,19 @@
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import { GALLERY_ITEMS_MAX } from '../../src/render/index.js';
 import type { CommandContext } from '../shared/context.js';
-import { safeSearchQuery } from '../shared/safety.js';
+import { boardQuery as queryFor } from '../shared/safety.js';
 import type { View } from '../shared/view.js';
 import { sortParams, type SearchPage } from './codec.js';
 
 /** Images on one grid page: one media gallery's worth. */
 export const GRID_SIZE = GALLERY_ITEMS_MAX;
 
-/** The query the board gets: outside age-restricted channels only `safe` images are searched. */
+/**
+ * The query the board gets: outside age-restricted channels only `safe` images are searched, and the
+ * community's hidden tags are left out (commands/shared/safety.ts).
+ */
 function boardQuery(query: string, view: View): string {
-  return safeSearchQuery(query, view.ageRestricted);
+  return queryFor(query, view);
 }
 
 /** The part of the results one board call reads: `size` of them from `offset` (0-based). */

@@ -3,66 +3,33 @@ import {
   PermissionFlagsBits,
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
+  type SlashCommandChannelOption,
+  type SlashCommandStringOption,
 } from 'discord.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { escapeMarkdown } from '../../src/render/index.js';
-import { describeFilter } from '../../src/render/filter-summary.js';
-import { filterTagNames, MAKE_IT_PUBLIC, usableFilter } from '../shared/board-filters.js';
 import { permissionReport } from './permissions.js';
-import type { ChatCommand, CommandContext } from '../shared/context.js';
+import type { ButtonHandler, ChatCommand, CommandContext } from '../shared/context.js';
+import { runChannelSubcommand, SERVER_SITE_CHOICE } from './channel.js';
+import { openPanel, panelButtons, panelModals, panelSelects } from './panel.js';
+import { askReset, resetButtons } from './reset.js';
+import { SETTINGS_CHANNEL_TYPES } from './scope.js';
+import { setServerFilter } from './server-filter.js';
+import { showSettings } from './show.js';
+import { PRESET_CHOICES, runTagsSubcommand, scopeOption } from './tags.js';
 import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { requiredGuildId } from '../../src/discord/preconditions.js';
-import { NotFoundError } from '../../src/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
 
 /** One subcommand of /settings, run for a server by a member allowed to change its settings. */
-type Subcommand = (
+export type Subcommand = (
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   guildId: string,
 ) => Promise<Reply>;
-
-async function showWith(context: CommandContext, guildId: string, extra: readonly string[]): Promise<Reply> {
-  const record = await context.settings.get(guildId);
-  const { site, filterId } = context.view;
-  const lines = [
-    `Site: **${escapeMarkdown(site.name)}** (${site.baseUrl})${record.siteId === undefined ? ' (the default)' : ''}`,
-  ];
-  if (filterId === undefined) {
-    lines.push(`Filter: the site's default filter.`);
-  } else {
-    const own = record.filters[site.id] !== undefined;
-    const label = `Filter${own ? '' : ' (the bot default)'}`;
-    try {
-      const client = context.registry.client(site);
-      const filter = await client.filter(filterId);
-      if (!filter.system && !filter.public) throw new NotFoundError('a private filter', { site: site.id });
-      const names = await filterTagNames(client, filter, context.logger);
-      lines.push(`${label}:`, describeFilter(filter, site, names));
-    } catch (error) {
-      context.logger.info({ err: error, filterId }, 'could not read the filter for /settings show');
-      // A private filter set before the bot stopped lending its key (or one deleted since): the board
-      // ignores a filter_id the bot cannot see and applies its default, so say that, and nothing more.
-      lines.push(
-        error instanceof NotFoundError
-          ? `${label}: ${filterId}, which is not public (private or deleted), so the site applies its default filter instead. Pick a system or public filter with /settings filter, or ${MAKE_IT_PUBLIC}.`
-          : `${label}: ${filterId} (the site did not describe it just now).`,
-      );
-    }
-  }
-  lines.push(
-    `Image references: ${record.imageReferences === false ? 'off' : 'on'} (\`>>123\` in chat gets a card; /settings references)`,
-  );
-  return textReply([...lines, ...extra].join('\n'));
-}
-
-const reset: Subcommand = async (_interaction, context, guildId) => {
-  await context.settings.reset(guildId);
-  return textReply('Settings reset: this server uses the bot defaults again.');
-};
 
 const references: Subcommand = async (interaction, context, guildId) => {
   const on = interaction.options.getBoolean('enabled', true);
@@ -88,21 +55,17 @@ const chooseSite: Subcommand = async (interaction, context, guildId) => {
   );
 };
 
-const chooseFilter: Subcommand = async (interaction, context, guildId) => {
-  const id = interaction.options.getInteger('filter_id', true);
-  const site = context.view.site;
-  const filter = await usableFilter(id, site, context);
-  await context.settings.setFilter(guildId, site.id, filter.id);
-  const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-  return textReply(`Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`);
-};
+const chooseFilter: Subcommand = async (interaction, context, guildId) =>
+  textReply(await setServerFilter(context, guildId, interaction.options.getInteger('filter_id', true)));
 
 /** `show` is answered in `execute` (it needs the server's channels and the command's options). */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
-  reset,
+  reset: (_interaction, context, guildId) => askReset(context, guildId),
   references,
   site: chooseSite,
   filter: chooseFilter,
+  channel: runChannelSubcommand,
+  panel: (_interaction, context, guildId) => openPanel(context, guildId),
 };
 
 export interface SettingsCommandOptions {
@@ -110,6 +73,25 @@ export interface SettingsCommandOptions {
   readonly defaultSite?: Site;
   /** Whether the bot reads chat for links (UNFURL): `/settings show` then checks the chat permissions too. */
   readonly readsChat?: boolean;
+  /** `/settings export` and `/settings import` (transfer.ts); a list made only to be registered goes without. */
+  readonly transfer?: {
+    readonly export: Subcommand;
+    readonly import: Subcommand;
+    readonly buttons: Readonly<Record<string, ButtonHandler>>;
+  };
+}
+
+/** A `channel:` option of the channels that can have settings of their own. */
+function channelOption(option: SlashCommandChannelOption, description: string, required = false) {
+  return option
+    .setName('channel')
+    .setDescription(description)
+    .setRequired(required)
+    .addChannelTypes(...SETTINGS_CHANNEL_TYPES);
+}
+
+function tagsOption(option: SlashCommandStringOption, description: string) {
+  return option.setName('tags').setDescription(description).setRequired(true).setMaxLength(2000);
 }
 
 export function createSettingsCommand(options: SettingsCommandOptions = {}): ChatCommand {
@@ -117,7 +99,7 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
     kind: 'chat',
     data: new SlashCommandBuilder()
       .setName('settings')
-      .setDescription("This server's site and filter")
+      .setDescription("This server's site, filter, rules and channels")
       .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
       .setContexts(InteractionContextType.Guild)
       .addSubcommand((sub) =>
@@ -132,8 +114,106 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
               .setMinValue(1),
           ),
       )
-      .addSubcommand((sub) => sub.setName('show').setDescription("Show this server's site and filter"))
-      .addSubcommand((sub) => sub.setName('reset').setDescription('Go back to the bot defaults'))
+      .addSubcommand((sub) =>
+        sub
+          .setName('show')
+          .setDescription('What applies in this server, or in one channel, and where each setting comes from')
+          .addChannelOption((option) => channelOption(option, 'A channel: what applies there')),
+      )
+      .addSubcommand((sub) =>
+        sub.setName('reset').setDescription('Clear everything this server set (asks first; feeds stay)'),
+      )
+      .addSubcommand((sub) =>
+        sub.setName('panel').setDescription('Every setting of this server and its channels, in one panel'),
+      )
+      .addSubcommand((sub) =>
+        sub
+          .setName('channel')
+          .setDescription("One channel's own settings, on top of the server's (no option: show them)")
+          .addChannelOption((option) => channelOption(option, 'The channel', true))
+          .addIntegerOption((option) =>
+            option
+              .setName('filter_id')
+              .setDescription('A filter for this channel: the number in the filter page URL')
+              .setMinValue(1),
+          )
+          .addStringOption((option) =>
+            option
+              .setName('site')
+              .setDescription('A site for this channel')
+              .addChoices(
+                { name: "The server's site", value: SERVER_SITE_CHOICE },
+                ...siteChoices(options.defaultSite),
+              ),
+          )
+          .addBooleanOption((option) =>
+            option.setName('unfurl').setDescription('Whether links posted here get cards'),
+          )
+          .addBooleanOption((option) =>
+            option.setName('references').setDescription('Whether >>123 here gets the card of image 123'),
+          )
+          .addBooleanOption((option) =>
+            option.setName('reset').setDescription("True: everything back to the server's for this channel"),
+          ),
+      )
+      .addSubcommandGroup((group) =>
+        group
+          .setName('tags')
+          .setDescription("This server's own hidden and spoilered tags, or a channel's")
+          .addSubcommand((sub) =>
+            sub
+              .setName('hide')
+              .setDescription('Hide images with these tags: no picture, tags or description')
+              .addStringOption((option) => tagsOption(option, 'Tag names, separated by commas'))
+              .addChannelOption((option) =>
+                channelOption(option, 'Only in this channel (default: the server)'),
+              ),
+          )
+          .addSubcommand((sub) =>
+            sub
+              .setName('spoiler')
+              .setDescription("Put pictures with these tags behind Discord's spoiler")
+              .addStringOption((option) => tagsOption(option, 'Tag names, separated by commas'))
+              .addChannelOption((option) =>
+                channelOption(option, 'Only in this channel (default: the server)'),
+              ),
+          )
+          .addSubcommand((sub) =>
+            sub
+              .setName('unhide')
+              .setDescription('Take tags out of the hidden and spoilered lists')
+              .addStringOption((option) => tagsOption(option, 'Tag names, separated by commas'))
+              .addChannelOption((option) =>
+                channelOption(option, "A channel's lists (default: the server's)"),
+              ),
+          )
+          .addSubcommand((sub) =>
+            sub
+              .setName('preset')
+              .setDescription('Hide a documented set of tags for a common wish')
+              .addStringOption((option) =>
+                option
+                  .setName('preset')
+                  .setDescription('The set')
+                  .setRequired(true)
+                  .addChoices(PRESET_CHOICES),
+              )
+              .addChannelOption((option) =>
+                channelOption(option, 'Only in this channel (default: the server)'),
+              ),
+          ),
+      )
+      .addSubcommand((sub) =>
+        sub.setName('export').setDescription("A file of this server's settings and feeds, to keep or copy"),
+      )
+      .addSubcommand((sub) =>
+        sub
+          .setName('import')
+          .setDescription('Settings and feeds from an exported file (shows the changes first)')
+          .addAttachmentOption((option) =>
+            option.setName('file').setDescription('A file made by /settings export').setRequired(true),
+          ),
+      )
       .addSubcommand((sub) =>
         sub
           .setName('references')
@@ -170,13 +250,27 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
     ephemeral: () => true,
     async execute(interaction, context) {
       const guildId = requiredGuildId(interaction);
+      if (interaction.options.getSubcommandGroup() === 'tags') {
+        return runTagsSubcommand(interaction, context, guildId);
+      }
       const subcommand = interaction.options.getSubcommand(true);
       if (subcommand === 'show') {
-        return showWith(context, guildId, permissionReport(interaction.guild, options.readsChat ?? true));
+        const scope = scopeOption(interaction);
+        const permissions =
+          scope.kind === 'server' ? permissionReport(interaction.guild, options.readsChat ?? true) : [];
+        return showSettings(context, guildId, scope, permissions);
+      }
+      if (subcommand === 'export' || subcommand === 'import') {
+        if (options.transfer === undefined)
+          throw new Error('/settings is not configured with its store here');
+        return options.transfer[subcommand](interaction, context, guildId);
       }
       const run = SUBCOMMANDS[subcommand];
       if (run === undefined) throw new UserFacingError('settings.unknown-setting', 'Unknown setting.');
       return run(interaction, context, guildId);
     },
+    buttons: { ...resetButtons, ...panelButtons, ...(options.transfer?.buttons ?? {}) },
+    selects: panelSelects,
+    modals: panelModals,
   };
 }

@@ -7,6 +7,7 @@ import { ApplicationIntegrationType, InteractionContextType } from 'discord.js';
 import type {
   ButtonHandler as RuntimeButtonHandler,
   SelectHandler as RuntimeSelectHandler,
+  ModalHandler as RuntimeModalHandler,
   ChatCommand as RuntimeChatCommand,
   Command as RuntimeCommand,
 } from '../../src/discord/contract.js';
@@ -40,6 +41,7 @@ export type Command = RuntimeCommand<CommandContext>;
 export type ChatCommand = RuntimeChatCommand<CommandContext>;
 export type ButtonHandler = RuntimeButtonHandler<CommandContext>;
 export type SelectHandler = RuntimeSelectHandler<CommandContext>;
+export type ModalHandler = RuntimeModalHandler<CommandContext>;
 
 /**
  * Where the lookup commands and menus can be used: installed to a server or to a member, in servers, in

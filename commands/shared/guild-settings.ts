@@ -1,6 +1,12 @@
 /**
- * Per-server settings: the site and, per site, the filter. Kept in the store without a lifetime so they
- * survive restarts. A filter belongs to the site it was set for: switching sites keeps it for later.
+ * Per-server settings: the site and, per site, the filter; whether `>>123` references get cards; the
+ * server's own hidden and spoilered tags; and settings of single channels (site, filters, unfurl,
+ * references, tags), each unset meaning the server's. Kept in the store without a lifetime so they survive
+ * restarts, in one record per server, so that a change, an import or a reset is one atomic write. A filter
+ * belongs to the site it was set for: switching sites keeps it for later.
+ *
+ * Every list is bounded and the bound is said when it is reached (TAG_LIST_MAX tags per list,
+ * CHANNEL_SETTINGS_MAX channels with their own settings): a record read for every message must stay small.
  *
  * Two rules keep a server's filter from quietly going away:
  * - every change is one atomic read-modify-write of the server's record (`RecordStore.update`), so two
@@ -18,7 +24,25 @@ import type Keyv from 'keyv';
 import { z } from 'zod';
 import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
+import { UserFacingError } from '../../src/discord/failures.js';
 import { recordStoreOf } from '../../src/store/index.js';
+import { TAG_LIST_MAX } from './tag-lists.js';
+
+/** What one channel sets for itself; whatever is absent is the server's (threads follow their parent). */
+export interface ChannelSettingsRecord {
+  /** `Site.id` of the channel's site. */
+  readonly siteId?: string;
+  /** Filter ids by `Site.id`, for this channel only. */
+  readonly filters?: Readonly<Record<string, number>>;
+  /** Whether links posted here get cards (the server's: on). */
+  readonly unfurl?: boolean;
+  /** Whether `>>123` here gets a card. */
+  readonly imageReferences?: boolean;
+  /** Tags hidden here on top of the server's, as the board writes them. */
+  readonly hiddenTags?: readonly string[];
+  /** Tags put behind Discord's spoiler here on top of the server's. */
+  readonly spoileredTags?: readonly string[];
+}
 
 export interface GuildSettingsRecord {
   /** `Site.id` of the server's site; undefined means BOORU_URL's. */
@@ -27,7 +51,20 @@ export interface GuildSettingsRecord {
   readonly filters: Readonly<Record<string, number>>;
   /** `false` when the server turned off cards for `>>123` references in chat (on when absent). */
   readonly imageReferences?: false;
+  /** The server's own hidden tags (no picture, tags or description), as the board writes them. */
+  readonly hiddenTags?: readonly string[];
+  /** The server's own spoilered tags (the picture behind Discord's spoiler). */
+  readonly spoileredTags?: readonly string[];
+  /** Channels with settings of their own, by channel id. */
+  readonly channels?: Readonly<Record<string, ChannelSettingsRecord>>;
 }
+
+/** The most tags one list holds (a server's, a channel's, a member's; hidden and spoilered each). */
+export { TAG_LIST_MAX } from './tag-lists.js';
+/** The most channels of one server with settings of their own. */
+export const CHANNEL_SETTINGS_MAX = 100;
+/** Longer than any tag name a board allows; only a bound on what a stored record may hold. */
+const STORED_TAG_MAX = 200;
 
 export interface GuildSettings {
   /** Rejects with `SettingsUnavailableError` when the store cannot be read. */
@@ -40,24 +77,112 @@ export interface GuildSettings {
   setFilter(guildId: string, siteId: string, filterId: number): Promise<GuildSettingsRecord>;
   /** Turns cards for `>>123` references in chat on or off. */
   setImageReferences(guildId: string, on: boolean): Promise<GuildSettingsRecord>;
+  /**
+   * Any change, as one atomic read-modify-write: `change` may run more than once and must only compute
+   * (it may throw a UserFacingError, and then nothing is written). Refuses, writing nothing, a result with
+   * more than CHANNEL_SETTINGS_MAX channels of their own (`settings.too-many-channels`).
+   */
+  update(
+    guildId: string,
+    change: (current: GuildSettingsRecord) => GuildSettingsRecord,
+  ): Promise<GuildSettingsRecord>;
   /** Resolves once the record is gone; rejects with `SettingsUnavailableError` when the delete failed. */
   reset(guildId: string): Promise<void>;
 }
 
-const recordSchema = z.object({
-  siteId: z.string().optional(),
-  filters: z.record(z.string(), z.number().int().positive()).default({}),
+const filtersSchema = z.record(z.string().max(100), z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+const tagListSchema = z.array(z.string().min(1).max(STORED_TAG_MAX)).max(TAG_LIST_MAX);
+
+const channelSchema = z.object({
+  siteId: z.string().max(100).optional(),
+  filters: filtersSchema.optional(),
+  unfurl: z.boolean().optional(),
   imageReferences: z.boolean().optional(),
+  hiddenTags: tagListSchema.optional(),
+  spoileredTags: tagListSchema.optional(),
 });
 
-/** The record as stored: no key for what is at its default (the default site, references on). */
-function stored(record: GuildSettingsRecord): Record<string, unknown> {
+/** A server's record as stored (and as an import carries it: commands/settings/transfer.ts). */
+export const guildRecordSchema = z.object({
+  siteId: z.string().max(100).optional(),
+  filters: filtersSchema.default({}),
+  imageReferences: z.boolean().optional(),
+  hiddenTags: tagListSchema.optional(),
+  spoileredTags: tagListSchema.optional(),
+  channels: z
+    .record(z.string().regex(/^\d{1,20}$/), channelSchema)
+    .refine((channels) => Object.keys(channels).length <= CHANNEL_SETTINGS_MAX, {
+      message: `at most ${CHANNEL_SETTINGS_MAX} channels`,
+    })
+    .optional(),
+});
+
+/** A channel's settings without what is unset (or empty); undefined when nothing is left. */
+export function compactChannel(channel: {
+  readonly siteId?: string | undefined;
+  readonly filters?: Readonly<Record<string, number>> | undefined;
+  readonly unfurl?: boolean | undefined;
+  readonly imageReferences?: boolean | undefined;
+  readonly hiddenTags?: readonly string[] | undefined;
+  readonly spoileredTags?: readonly string[] | undefined;
+}): ChannelSettingsRecord | undefined {
+  const { siteId, filters, unfurl, imageReferences, hiddenTags, spoileredTags } = channel;
+  const kept: ChannelSettingsRecord = {
+    ...(siteId === undefined ? {} : { siteId }),
+    ...(filters === undefined || Object.keys(filters).length === 0 ? {} : { filters }),
+    ...(unfurl === undefined ? {} : { unfurl }),
+    ...(imageReferences === undefined ? {} : { imageReferences }),
+    ...(hiddenTags === undefined || hiddenTags.length === 0 ? {} : { hiddenTags }),
+    ...(spoileredTags === undefined || spoileredTags.length === 0 ? {} : { spoileredTags }),
+  };
+  return Object.keys(kept).length === 0 ? undefined : kept;
+}
+
+/** Channels without the ones that set nothing. */
+function compactChannels(
+  channels: Readonly<Record<string, Parameters<typeof compactChannel>[0]>> | undefined,
+): Record<string, ChannelSettingsRecord> {
+  const out: Record<string, ChannelSettingsRecord> = {};
+  for (const [id, channel] of Object.entries(channels ?? {})) {
+    const kept = compactChannel(channel);
+    if (kept !== undefined) out[id] = kept;
+  }
+  return out;
+}
+
+/**
+ * The record in its one canonical form: no key for what is at its default (the default site, references
+ * on, empty lists, channels with nothing set), so two records that mean the same compare equal.
+ */
+export function storedGuildRecord(record: GuildSettingsRecord): Record<string, unknown> {
+  const channels = compactChannels(record.channels);
   return {
     ...(record.siteId === undefined ? {} : { siteId: record.siteId }),
     filters: record.filters,
     ...(record.imageReferences === false ? { imageReferences: false } : {}),
+    ...((record.hiddenTags?.length ?? 0) > 0 ? { hiddenTags: record.hiddenTags } : {}),
+    ...((record.spoileredTags?.length ?? 0) > 0 ? { spoileredTags: record.spoileredTags } : {}),
+    ...(Object.keys(channels).length > 0 ? { channels } : {}),
   };
 }
+
+/** A record as parsed by `guildRecordSchema`, in the shape the bot reads. */
+export function guildRecordOf(data: z.infer<typeof guildRecordSchema>): GuildSettingsRecord {
+  const channels = compactChannels(data.channels);
+  return {
+    siteId: data.siteId,
+    filters: data.filters,
+    ...(data.imageReferences === false ? { imageReferences: false as const } : {}),
+    ...(data.hiddenTags === undefined || data.hiddenTags.length === 0 ? {} : { hiddenTags: data.hiddenTags }),
+    ...(data.spoileredTags === undefined || data.spoileredTags.length === 0
+      ? {}
+      : { spoileredTags: data.spoileredTags }),
+    ...(Object.keys(channels).length === 0 ? {} : { channels }),
+  };
+}
+
+/** The key of a server's record in the store. */
+export const guildSettingsKey = (guildId: string): string => `settings:guild:${guildId}`;
 
 const EMPTY: GuildSettingsRecord = { siteId: undefined, filters: {} };
 
@@ -73,7 +198,7 @@ export interface GuildSettingsDeps {
 export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
   const { logger } = deps;
   const records = recordStoreOf(deps.store);
-  const keyOf = (guildId: string) => `settings:guild:${guildId}`;
+  const keyOf = guildSettingsKey;
   const known = new Map<string, GuildSettingsRecord>();
 
   function remember(guildId: string, record: GuildSettingsRecord): GuildSettingsRecord {
@@ -100,7 +225,7 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
 
   function parse(guildId: string, raw: unknown): GuildSettingsRecord {
     if (raw === undefined) return EMPTY;
-    const parsed = recordSchema.safeParse(raw);
+    const parsed = guildRecordSchema.safeParse(raw);
     // A record we cannot read is treated as unset rather than failing every command of that server, but
     // said: the server's site and filter are gone until an admin sets them again.
     if (!parsed.success) {
@@ -110,11 +235,7 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
       );
       return EMPTY;
     }
-    return {
-      siteId: parsed.data.siteId,
-      filters: parsed.data.filters,
-      ...(parsed.data.imageReferences === false ? { imageReferences: false as const } : {}),
-    };
+    return guildRecordOf(parsed.data);
   }
 
   function update(
@@ -126,7 +247,14 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
       // No key at all for what is at its default, as before: the record reads the same either way.
       await records.update(keyOf(guildId), (raw) => {
         next = change(parse(guildId, raw));
-        return stored(next);
+        if (Object.keys(next.channels ?? {}).length > CHANNEL_SETTINGS_MAX) {
+          throw new UserFacingError(
+            'settings.too-many-channels',
+            `At most ${CHANNEL_SETTINGS_MAX} channels can have settings of their own. Reset one first (/settings channel reset:True).`,
+            { params: { max: CHANNEL_SETTINGS_MAX } },
+          );
+        }
+        return storedGuildRecord(next);
       });
       return remember(guildId, next);
     });
@@ -155,6 +283,7 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
         const { imageReferences: _previous, ...rest } = current;
         return on ? rest : { ...rest, imageReferences: false };
       }),
+    update,
     reset: (guildId) =>
       guarded(guildId, async () => {
         await records.remove(keyOf(guildId));

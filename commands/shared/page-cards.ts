@@ -30,7 +30,7 @@ import {
   truncateMarkdown,
   type ImageCard,
 } from '../../src/render/index.js';
-import { safeSearchQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
+import { boardQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
 import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
 
@@ -47,7 +47,7 @@ async function exampleImage(
 ): Promise<Image | undefined> {
   try {
     const examples = await client.searchImages({
-      q: safeSearchQuery(quoteTag(tag.name), view.ageRestricted),
+      q: boardQuery(quoteTag(tag.name), view),
       perPage: 1,
       ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
     });
@@ -99,7 +99,7 @@ export async function searchCard(
   view: View,
   logger: Logger,
 ): Promise<SearchCard> {
-  const sent = safeSearchQuery(query, view.ageRestricted);
+  const sent = boardQuery(query, view);
   const [page, filter] = await Promise.all([
     client.searchImages({
       q: sent,
@@ -232,7 +232,7 @@ export async function galleryCards(
   const [count, cover] = await Promise.all([
     client
       .searchImages({
-        q: safeSearchQuery(`gallery_id:${galleryId}`, view.ageRestricted),
+        q: boardQuery(`gallery_id:${galleryId}`, view),
         perPage: 1,
         ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
       })
@@ -274,7 +274,7 @@ export async function profileCard(client: PhilomenaClient, slug: string, view: V
   const name = tagNameOfSlug(slug);
   const uploads = await client
     .searchImages({
-      q: safeSearchQuery(`uploader:${quoteTag(name)}`, view.ageRestricted),
+      q: boardQuery(`uploader:${quoteTag(name)}`, view),
       perPage: 1,
       ...(view.filterId === undefined ? {} : { filterId: view.filterId }),
     })

@@ -9,6 +9,8 @@
  * the `safe` clause is made literal.
  */
 import { ChannelFlags, ChannelType } from 'discord.js';
+import { quoteTag } from '../../src/philomena/tags.js';
+import { queryExclusions, type ContentRules } from '../../src/render/content-rules.js';
 
 /**
  * What the rules need of a channel; a discord.js `Channel` fits it as it is, and so do the runtime's
@@ -17,6 +19,10 @@ import { ChannelFlags, ChannelType } from 'discord.js';
  * discord.js's bit field of it.
  */
 export interface ChannelLike {
+  /** The channel's id (which of a server's channel settings apply: commands/shared/view.ts). */
+  readonly id?: string;
+  /** A thread's parent channel id (discord.js threads and the runtime's facts carry it). */
+  readonly parentId?: string | null;
   readonly type: number;
   readonly nsfw?: boolean | null;
   readonly flags?: unknown;
@@ -157,4 +163,24 @@ export function safeSearchQuery(query: string, ageRestricted = false): string {
   if (trimmed === '') return 'safe';
   const inner = bracketsAreSafe(trimmed) ? trimmed : literal(trimmed);
   return `(${inner}), safe`;
+}
+
+/**
+ * The query the board gets for a search in `view`: `safeSearchQuery`, and the community's hidden tags left
+ * out (`-"tag"` terms, bounded: content-rules.ts `queryExclusions`), so pages stay full. With exclusions
+ * the member's query goes in brackets in every channel (an `OR` must not swallow them), made literal where
+ * its brackets could escape, as outside age-restricted channels.
+ */
+export function boardQuery(
+  query: string,
+  view: { readonly ageRestricted: boolean; readonly rules: ContentRules },
+): string {
+  const excluded = queryExclusions(view.rules);
+  if (excluded.length === 0) return safeSearchQuery(query, view.ageRestricted);
+  const trimmed = query.trim();
+  const parts: string[] = [];
+  if (trimmed !== '') parts.push(`(${bracketsAreSafe(trimmed) ? trimmed : literal(trimmed)})`);
+  if (!view.ageRestricted) parts.push('safe');
+  for (const tag of excluded) parts.push(`-${quoteTag(tag)}`);
+  return parts.join(', ');
 }

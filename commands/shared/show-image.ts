@@ -19,6 +19,7 @@ import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { View } from './view.js';
+import { whyButton } from './why-button.js';
 import { z } from 'zod';
 import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
@@ -155,7 +156,8 @@ export interface CardMessageOptions {
 }
 
 /**
- * The rows of a card: the Reveal button first when the card can be revealed, then `rows`. In Components
+ * The rows of a card: the Reveal button first when the card can be revealed (the Why? button when a rule
+ * hides it), then `rows`. In Components
  * V2 a spoiler channel's card shows its picture behind the native spoiler, so it needs no Reveal for
  * that (only for what the filter spoilers).
  */
@@ -172,7 +174,9 @@ function cardRows(
     (options.revealable ?? true) && card.revealable && !pictured
       ? [buttonRow([revealButton(site, imageId)])]
       : [];
-  return [...reveal, ...(options.rows ?? [])];
+  // A card a rule hides is never revealable; its button says, to whoever asks, which rule.
+  const why = card.gate === 'rule-hidden' ? [buttonRow([whyButton(site, imageId)])] : [];
+  return [...reveal, ...why, ...(options.rows ?? [])];
 }
 
 /** The text a Components V2 answer may use: the runtime's (it keeps room for the notes it adds). */

@@ -1,12 +1,14 @@
 /**
  * The view of one interaction or message: which site, which filter, whether the channel is
- * age-restricted, and whether it is a spoiler channel. Resolved fresh each time so a settings change
- * applies at once.
+ * age-restricted, whether it is a spoiler channel, and the rules in layers that apply there (the floor,
+ * the server's own tags, the channel's, the member's). Resolved fresh each time so a settings change
+ * applies at once. A channel's own settings win over the server's; a thread follows its parent channel.
  */
+import { ChannelType } from 'discord.js';
 import type { Site } from '../../src/philomena/sites.js';
-import type { ContentRules } from '../../src/render/content-rules.js';
+import type { ContentRules, RuleLayer, TagRule } from '../../src/render/content-rules.js';
 import { isAgeRestrictedChannel, isSpoilerChannel, type ChannelLike } from './safety.js';
-import type { GuildSettings } from './guild-settings.js';
+import type { ChannelSettingsRecord, GuildSettings, GuildSettingsRecord } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
 
 /** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
@@ -23,12 +25,44 @@ export interface View {
   readonly spoilerChannel: boolean;
   /** Null in DMs. */
   readonly guildId: string | null;
-  /** Whether `>>123` references in chat get cards here (a server setting; on by default and in DMs). */
+  /** The channel whose own settings apply here (a thread's parent); null when none can (a DM). */
+  readonly channelId: string | null;
+  /** Whether `>>123` references in chat get cards here (the channel's setting, else the server's; on by default). */
   readonly imageReferences: boolean;
-  /** The rules in layers that apply here, outermost first: the operator's floor (more layers to come). */
+  /** Whether links posted here get cards (the channel's setting; on by default). */
+  readonly unfurl: boolean;
+  /**
+   * The rules in layers that apply here, outermost first: the operator's floor, the server's own tags, the
+   * channel's, and the member's own hidden tags when they asked (src/render/content-rules.ts).
+   */
   readonly rules: ContentRules;
   /** The same channel on another site (a link's own site), with this server's filter for that site. */
   forSite(site: Site): View;
+}
+
+/** A layer's own tag lists, as stored. */
+export interface TagLists {
+  readonly hidden?: readonly string[] | undefined;
+  readonly spoilered?: readonly string[] | undefined;
+}
+
+/** What the server's, the channel's and the member's own settings add to a view. */
+export interface ViewLayers {
+  /** The channel whose settings these are (a thread's parent). */
+  readonly channelId?: string | null;
+  /** The channel's own filters by `Site.id`: they win over the server's. */
+  readonly channelFilters?: Readonly<Record<string, number>>;
+  readonly unfurl?: boolean;
+  readonly server?: TagLists;
+  readonly channel?: TagLists;
+  /** The member's own hidden tags: given only for what that member asked for. */
+  readonly memberHidden?: readonly string[];
+  /** Told of each image a rule hid or spoilered (metrics). */
+  readonly observe?: ContentRules['observe'];
+}
+
+function rulesOf(tags: readonly string[] | undefined, layer: RuleLayer): TagRule[] {
+  return (tags ?? []).map((tag) => ({ tag, ratings: 'any', layer }));
 }
 
 export function makeView(options: {
@@ -45,23 +79,89 @@ export function makeView(options: {
    * server without the bot). A filter the server's record holds for the site still wins.
    */
   readonly memberFilters?: Readonly<Record<string, number>>;
+  /** The server's, the channel's and the member's own layers; none when not given. */
+  readonly layers?: ViewLayers;
 }): View {
   const { guildId, guildFilters, sites, memberFilters } = options;
+  const layers = options.layers ?? {};
+  const channelFilters = layers.channelFilters ?? {};
   const imageReferences = options.imageReferences ?? true;
   const spoilerChannel = options.spoilerChannel ?? false;
   // Fail closed: Discord never makes a channel both, and one that says so is read as the plain one.
   const ageRestricted = options.ageRestricted && !spoilerChannel;
+  // Outermost first: the floor is added per site; then the server's, the channel's, the member's own.
+  const community = [
+    ...rulesOf(layers.server?.hidden, 'server'),
+    ...rulesOf(layers.channel?.hidden, 'channel'),
+    ...rulesOf(layers.memberHidden, 'member'),
+  ];
+  const spoilered = [
+    ...rulesOf(layers.server?.spoilered, 'server'),
+    ...rulesOf(layers.channel?.spoilered, 'channel'),
+  ];
   const build = (site: Site): View => ({
     site,
-    filterId: guildFilters[site.id] ?? memberFilters?.[site.id] ?? sites.filterFor(site, guildFilters),
+    filterId:
+      channelFilters[site.id] ??
+      guildFilters[site.id] ??
+      memberFilters?.[site.id] ??
+      sites.filterFor(site, guildFilters),
     ageRestricted,
     spoilerChannel,
     guildId,
+    channelId: layers.channelId ?? null,
     imageReferences,
-    rules: { hidden: sites.floorFor(site) },
+    unfurl: layers.unfurl ?? true,
+    rules: {
+      hidden: community.length === 0 ? sites.floorFor(site) : [...sites.floorFor(site), ...community],
+      ...(spoilered.length === 0 ? {} : { spoilered }),
+      ...(layers.observe === undefined ? {} : { observe: layers.observe }),
+    },
     forSite: build,
   });
   return build(options.site);
+}
+
+const THREAD_TYPES: ReadonlySet<number> = new Set([
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+  ChannelType.AnnouncementThread,
+]);
+
+/** The channel whose own settings apply to `channel`: itself, or a thread's parent; null when unknown. */
+function settingsChannelOf(channel: ChannelLike | null): string | null {
+  if (channel === null) return null;
+  if (THREAD_TYPES.has(channel.type)) return channel.parentId ?? null;
+  return channel.id ?? null;
+}
+
+/** The filter that applies in `channelId` on `site`: the channel's own, else the server's, else the site's default. */
+export function filterIn(
+  record: GuildSettingsRecord,
+  channelId: string | null,
+  site: Site,
+  sites: SiteDirectory,
+): number | undefined {
+  const own = channelId === null ? undefined : record.channels?.[channelId]?.filters?.[site.id];
+  return own ?? sites.filterFor(site, record.filters);
+}
+
+/** The view's layers from a server's record, for the channel whose settings apply. */
+export function layersOf(record: GuildSettingsRecord | undefined, channelId: string | null): ViewLayers {
+  if (record === undefined) return { channelId };
+  const channel: ChannelSettingsRecord | undefined =
+    channelId === null ? undefined : record.channels?.[channelId];
+  return {
+    channelId,
+    server: { hidden: record.hiddenTags, spoilered: record.spoileredTags },
+    ...(channel === undefined
+      ? {}
+      : {
+          channel: { hidden: channel.hiddenTags, spoilered: channel.spoileredTags },
+          ...(channel.filters === undefined ? {} : { channelFilters: channel.filters }),
+          ...(channel.unfurl === undefined ? {} : { unfurl: channel.unfurl }),
+        }),
+  };
 }
 
 /**
@@ -75,12 +175,22 @@ export async function resolveView(
     readonly channel: ChannelLike | null;
     /** The member's own filters where no server decides (see `makeView`); the caller reads them. */
     readonly memberFilters?: Readonly<Record<string, number>>;
+    /** The member's own hidden tags, for what that member asked for; the caller reads them. */
+    readonly memberHidden?: readonly string[];
   },
-  deps: { readonly settings: GuildSettings; readonly sites: SiteDirectory },
+  deps: {
+    readonly settings: GuildSettings;
+    readonly sites: SiteDirectory;
+    readonly observe?: ContentRules['observe'];
+  },
 ): Promise<View> {
   const { sites } = deps;
   const record = input.guildId === null ? undefined : await deps.settings.get(input.guildId);
-  const site = (record?.siteId === undefined ? undefined : sites.byId(record.siteId)) ?? sites.defaultSite;
+  const channelId = input.guildId === null ? null : settingsChannelOf(input.channel);
+  const own = channelId === null ? undefined : record?.channels?.[channelId];
+  const siteId = own?.siteId ?? record?.siteId;
+  const site = (siteId === undefined ? undefined : sites.byId(siteId)) ?? sites.defaultSite;
+  const layers = layersOf(record, channelId);
   return makeView({
     site,
     guildId: input.guildId,
@@ -90,7 +200,14 @@ export async function resolveView(
     spoilerChannel: input.guildId !== null && (input.channel === null || isSpoilerChannel(input.channel)),
     guildFilters: record?.filters ?? {},
     sites,
-    imageReferences: record?.imageReferences !== false,
+    imageReferences: (own?.imageReferences ?? record?.imageReferences) !== false,
     ...(input.memberFilters === undefined ? {} : { memberFilters: input.memberFilters }),
+    layers: {
+      ...layers,
+      ...(input.memberHidden === undefined || input.memberHidden.length === 0
+        ? {}
+        : { memberHidden: input.memberHidden }),
+      ...(deps.observe === undefined ? {} : { observe: deps.observe }),
+    },
   });
 }

@@ -11,7 +11,6 @@
  */
 import type { APIButtonComponent, APIEmbed, Message } from 'discord.js';
 import type { RateLimit } from '../../src/config.js';
-import { SettingsUnavailableError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImageLink, PageLink } from '../../src/philomena/links.js';
 import type { Site } from '../../src/philomena/sites.js';
@@ -37,6 +36,8 @@ import {
 } from '../shared/page-cards.js';
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
+import { whyButton } from '../shared/why-button.js';
+import type { ContentRules } from '../../src/render/content-rules.js';
 import { imageReferences, mergeLinks } from './references.js';
 
 const UNFURL_MAX_CARDS = 3;
@@ -170,7 +171,11 @@ async function cardOf(
     return {
       card: {
         embed: card.embed,
-        reveal: card.revealable ? revealButton(link.site, id, many ? `Reveal ${id}` : 'Reveal') : undefined,
+        reveal: card.revealable
+          ? revealButton(link.site, id, many ? `Reveal ${id}` : 'Reveal')
+          : card.gate === 'rule-hidden'
+            ? whyButton(link.site, id, many ? `Why? (${id})` : 'Why?')
+            : undefined,
         image: { card, site: link.site, imageId: id },
       },
       gate: card.gate,
@@ -305,6 +310,8 @@ export interface UnfurlDeps {
       userId: string,
     ): Promise<{ readonly unfurl: boolean; readonly filters: Readonly<Record<string, number>> }>;
   };
+  /** Told of each image a rule in layers hid or spoilered (metrics). */
+  readonly observe?: ContentRules['observe'];
 }
 
 /**
@@ -352,29 +359,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
   async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const text = linkText(message);
-    // References are looked for on the default site first: the server's site and switch (a settings
-    // read) are needed only when the message has one.
+    // References are looked for on the default site first: the server's site, its switches and the
+    // author's choice (store reads) are needed only when the message has a link or a reference at all.
     let links = linkTargets(text, deps.sites, deps.sites.defaultSite);
-    let referenceView: View | undefined;
-    if (links.some(isReference)) {
-      try {
-        referenceView = await resolveView(
-          { guildId: message.guildId, channel: message.channel },
-          { settings: deps.settings, sites: deps.sites },
-        );
-      } catch (error) {
-        deps.logger.warn(
-          { err: error, messageId: message.id },
-          "unfurl skipped: this server's settings could not be read",
-        );
-        decided('skipped', links.length);
-        return undefined;
-      }
-      links = linkTargets(text, deps.sites, referenceView.imageReferences ? referenceView.site : undefined);
-    }
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
-    // The author's own choice, read only now that there is something to unfurl: chat costs no store read.
     let memberFilters: Readonly<Record<string, number>> | undefined;
     if (deps.members !== undefined) {
       try {
@@ -391,18 +380,40 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         return undefined;
       }
     }
+    let view: View;
+    try {
+      // In a DM no server decides: the author's own filter applies. The author's hidden tags do not: the
+      // reply is for everyone in the channel, and the author can turn their unfurls off instead.
+      const own = message.guildId === null && memberFilters !== undefined ? { memberFilters } : {};
+      view = await resolveView(
+        { guildId: message.guildId, channel: message.channel, ...own },
+        {
+          settings: deps.settings,
+          sites: deps.sites,
+          ...(deps.observe === undefined ? {} : { observe: deps.observe }),
+        },
+      );
+    } catch (error) {
+      // A failed settings read means no card at all: with the defaults, a card could show what the
+      // server's filter or rules hide. Nothing is replied (silence beats an error reply in chat).
+      logger.warn({ err: error }, "unfurl skipped: this server's settings could not be read");
+      decided('skipped', links.length);
+      return undefined;
+    }
+    if (links.some(isReference)) {
+      links = linkTargets(text, deps.sites, view.imageReferences ? view.site : undefined);
+    }
+    // A channel with unfurls off keeps only its `>>123` references (a switch of their own).
+    if (!view.unfurl) {
+      const kept = links.filter(isReference);
+      decided('skipped', links.length - kept.length);
+      links = kept;
+    }
+    if (links.length === 0) return undefined;
     const shown = linksToShow(links, message.guildId ?? `dm:${message.channelId}`, logger);
     decided('skipped', links.length - shown.length);
     if (shown.length === 0) return undefined;
     try {
-      // In a DM no server decides: the author's own filter applies (the view costs no store read there).
-      const own = message.guildId === null && memberFilters !== undefined ? { memberFilters } : {};
-      const view =
-        (message.guildId === null ? undefined : referenceView) ??
-        (await resolveView(
-          { guildId: message.guildId, channel: message.channel, ...own },
-          { settings: deps.settings, sites: deps.sites },
-        ));
       const { cards, gates, lines, failed } = await cardsForTargets(shown, view, deps.registry, logger);
       decided('skipped', failed);
       if (cards.length === 0 && lines.length === 0) return undefined;
@@ -426,12 +437,8 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
         hidePreviews: true,
       };
     } catch (error) {
-      // A failed settings read means no card at all: with the defaults, a card could show what the
-      // server's filter hides. Nothing is replied (silence beats an error reply in chat).
       decided('skipped', shown.length);
-      if (error instanceof SettingsUnavailableError)
-        logger.warn({ err: error }, "unfurl skipped: this server's settings could not be read");
-      else logger.warn({ err: error }, 'unfurl failed');
+      logger.warn({ err: error }, 'unfurl failed');
       return undefined;
     }
   }

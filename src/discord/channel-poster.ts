@@ -84,7 +84,14 @@ export function createChannelPoster(client: Client): ChannelPoster {
         const owner = client.channels.cache.get(channel.parentId) ?? (await read(channel.parentId));
         parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner), flags: flagsOf(owner) };
       }
-      return { id: channel.id, type: channel.type, nsfw: nsfwOf(channel), flags: flagsOf(channel), parent };
+      return {
+        id: channel.id,
+        type: channel.type,
+        nsfw: nsfwOf(channel),
+        flags: flagsOf(channel),
+        parent,
+        parentId: channel.isThread() ? channel.parentId : null,
+      };
     },
     async post(channelId, body, nonce) {
       if (nonce.length === 0 || nonce.length > NONCE_MAX)

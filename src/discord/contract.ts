@@ -10,13 +10,16 @@
 import type {
   APIEmbed,
   APIMessageTopLevelComponent,
+  APIModalInteractionResponseCallbackData,
   ApplicationCommandOptionChoiceData,
   AutocompleteInteraction,
   ButtonInteraction,
+  ChannelSelectMenuInteraction,
   ChatInputCommandInteraction,
   Interaction,
   Message,
   MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
   RESTPostAPIContextMenuApplicationCommandsJSONBody,
   StringSelectMenuInteraction,
@@ -31,6 +34,12 @@ import type { Requirements } from './preconditions.js';
  * containers, text displays, media galleries ... at the top level, and neither content nor embeds, which
  * Discord refuses beside the flag). The runtime sets the IS_COMPONENTS_V2 flag from `componentsV2`; once a
  * message has it, every later edit of that message must be V2 too (Discord cannot take the flag off).
+ *
+ * `files` are uploaded with the message (at most 10, each at most 8 MiB). A body is the whole message's
+ * attachments: when it replaces a message (a button deferred as an update), the message keeps exactly the
+ * body's files, so a page without `files` takes earlier ones off rather than leaving a stale export on it,
+ * and a page with them does not stack a second copy. Taking the buttons off an expired message
+ * (`expired`) keeps whatever files it has.
  */
 export type MessageBody =
   | {
@@ -38,13 +47,23 @@ export type MessageBody =
       readonly embeds?: readonly APIEmbed[];
       readonly components?: readonly APIMessageTopLevelComponent[];
       readonly componentsV2?: false;
+      readonly files?: readonly OutgoingFile[];
     }
   | {
       readonly componentsV2: true;
       readonly components: readonly APIMessageTopLevelComponent[];
       readonly content?: never;
       readonly embeds?: never;
+      /** A V2 message shows a file only through a File (or media) component naming `attachment://<name>`. */
+      readonly files?: readonly OutgoingFile[];
     };
+
+/** A file sent with a message: `name` is what members download and what `attachment://` refers to. */
+export interface OutgoingFile {
+  readonly name: string;
+  readonly data: Buffer;
+  readonly description?: string;
+}
 
 /**
  * What a handler answers with:
@@ -76,21 +95,44 @@ export type Incoming<T extends Interaction> = Omit<
   | 'fetchReply'
 >;
 
-/** How the runtime acknowledges a button click before its handler runs. */
+/** How the runtime acknowledges a button click (or a modal submit) before its handler runs. */
 export type ButtonDeferral = 'update' | 'ephemeral' | 'public';
 
-/** A message component a member used: a button, or a string select (whose `values` the handler reads). */
-export type ComponentInteraction = ButtonInteraction | StringSelectMenuInteraction;
+/**
+ * A message component's acknowledgement: a deferral, or a modal to show in answer to the click (Discord
+ * takes a modal only as the first answer). With a modal the runtime does not call `run`: what the member
+ * types arrives later as a modal submit, routed by the modal's custom_id to a command's `modals`.
+ */
+export type ComponentDeferral = ButtonDeferral | { readonly modal: APIModalInteractionResponseCallbackData };
+
+/**
+ * What a member used: a button, a string or channel select (whose `values` the handler reads: the
+ * options' values, or channel ids), or a modal's submit button (`fields` holds what was typed).
+ */
+export type ComponentInteraction =
+  ButtonInteraction | StringSelectMenuInteraction | ChannelSelectMenuInteraction | ModalSubmitInteraction;
 
 export interface ComponentHandler<C, I extends ComponentInteraction> {
-  /** Decided from the custom_id and the member alone: it runs before the 3 s deadline, without I/O. */
-  defer(interaction: Incoming<I>, args: readonly string[]): ButtonDeferral;
+  /**
+   * Decided from the custom_id and the member alone: it runs before the 3 s deadline, without I/O. A
+   * modal submit cannot answer with another modal; 'update' there replaces the message whose component
+   * opened the modal (a modal opened otherwise is answered as 'ephemeral').
+   */
+  defer(
+    interaction: Incoming<I>,
+    args: readonly string[],
+  ): I extends ModalSubmitInteraction ? ButtonDeferral : ComponentDeferral;
   run(interaction: Incoming<I>, args: readonly string[], context: C): Promise<Reply>;
 }
 
 export type ButtonHandler<C> = ComponentHandler<C, ButtonInteraction>;
-/** A string select menu's handler: keyed like buttons, by `<namespace>:<action>` of its custom_id. */
-export type SelectHandler<C> = ComponentHandler<C, StringSelectMenuInteraction>;
+/** A string or channel select menu's handler: keyed like buttons, by `<namespace>:<action>` of its custom_id. */
+export type SelectHandler<C> = ComponentHandler<
+  C,
+  StringSelectMenuInteraction | ChannelSelectMenuInteraction
+>;
+/** A modal submit's handler, keyed by `<namespace>:<action>` of the modal's custom_id. */
+export type ModalHandler<C> = ComponentHandler<C, ModalSubmitInteraction>;
 
 export interface ChatCommand<C> {
   readonly kind: 'chat';
@@ -107,8 +149,10 @@ export interface ChatCommand<C> {
   ): Promise<ApplicationCommandOptionChoiceData[]>;
   /** Button handlers keyed by the first two segments of their custom_id, `<namespace>:<action>`. */
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
-  /** String select handlers, keyed the same way (one key space with the buttons). */
+  /** String and channel select handlers, keyed the same way (one key space with the buttons). */
   readonly selects?: Readonly<Record<string, SelectHandler<C>>>;
+  /** Modal submit handlers, keyed by the modal's custom_id the same way (one key space with the others). */
+  readonly modals?: Readonly<Record<string, ModalHandler<C>>>;
 }
 
 export interface MessageCommand<C> {
@@ -119,6 +163,7 @@ export interface MessageCommand<C> {
   execute(interaction: Incoming<MessageContextMenuCommandInteraction>, context: C): Promise<Reply>;
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
   readonly selects?: Readonly<Record<string, SelectHandler<C>>>;
+  readonly modals?: Readonly<Record<string, ModalHandler<C>>>;
 }
 
 export type Command<C> = ChatCommand<C> | MessageCommand<C>;
@@ -148,6 +193,8 @@ export interface ChannelFacts {
   readonly flags: number;
   /** A thread's parent channel (threads have no age restriction or spoiler flag of their own); null otherwise. */
   readonly parent: { readonly type: number; readonly nsfw: boolean; readonly flags: number } | null;
+  /** A thread's parent channel id, known even when the parent is not (a server's settings per channel follow it). */
+  readonly parentId?: string | null;
 }
 
 export type PostResult =
@@ -201,7 +248,7 @@ export type ContextFactory<C> = (
 ) => Promise<C>;
 
 /** Which kind of interaction an observed event is about. */
-export type InteractionKind = 'command' | 'button' | 'autocomplete';
+export type InteractionKind = 'command' | 'button' | 'modal' | 'autocomplete';
 
 /**
  * How an interaction ended: answered (`ok`), answered with an expected failure the member can act on

@@ -58,6 +58,7 @@ export function createInteractionChannels(client: Client): InteractionChannels {
       type: channel.type,
       nsfw: channel.nsfw,
       flags: channel.flags,
+      parentId: channel.parent_id ?? null,
       parent:
         parent === undefined
           ? null

@@ -15,9 +15,12 @@ import {
   Routes,
   type APIComponentInContainer,
   type APIMessageTopLevelComponent,
+  type APIModalInteractionResponseCallbackData,
   type ApplicationCommandOptionChoiceData,
   type AutocompleteInteraction,
   type ButtonInteraction,
+  type ChannelSelectMenuInteraction,
+  type ModalSubmitInteraction,
   type StringSelectMenuInteraction,
   type ChatInputCommandInteraction,
   type Client,
@@ -28,7 +31,7 @@ import {
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { NO_MENTIONS } from '../render/index.js';
-import type { MessageAnswer, MessageBody, Reply } from './contract.js';
+import type { MessageAnswer, MessageBody, OutgoingFile, Reply } from './contract.js';
 import { discordFailureOf, type DescribeError, type DiscordFailure } from './failures.js';
 
 /** How the runtime acknowledged an interaction: decides how a reply or an error is shown. */
@@ -39,7 +42,12 @@ export type Answerable =
   | ChatInputCommandInteraction
   | MessageContextMenuCommandInteraction
   | ButtonInteraction
-  | StringSelectMenuInteraction;
+  | StringSelectMenuInteraction
+  | ChannelSelectMenuInteraction
+  | ModalSubmitInteraction;
+
+/** The interactions that may answer with a modal: a click on a message component. */
+export type ModalOpener = ButtonInteraction | StringSelectMenuInteraction | ChannelSelectMenuInteraction;
 
 /** Discord's limits on an interaction token: 3 s to acknowledge, then 15 min to edit and follow up. */
 const ANSWER_WINDOW_MS = 3000;
@@ -70,6 +78,27 @@ function logDeadToken(logger: Logger, failure: DiscordFailure, ack: Ack): void {
   );
 }
 
+/** Discord's limits on one message's uploads (8 MiB: what every server takes, boosted or not). */
+const MAX_FILES = 10;
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** `files` as discord.js uploads them; over Discord's limits is the caller's bug, refused before sending. */
+function uploads(files: readonly OutgoingFile[]) {
+  if (files.length > MAX_FILES) {
+    throw new Error(`a message carries at most ${MAX_FILES} files, not ${files.length}`);
+  }
+  for (const file of files) {
+    if (file.data.length > MAX_FILE_BYTES) {
+      throw new Error(`the file ${file.name} is ${file.data.length} bytes, over ${MAX_FILE_BYTES}`);
+    }
+  }
+  return files.map((file) => ({
+    attachment: file.data,
+    name: file.name,
+    ...(file.description === undefined ? {} : { description: file.description }),
+  }));
+}
+
 /** A handler's body as sent: what it gave, the V2 flag when it is a Components V2 body, nobody pinged. */
 export function outgoing(body: MessageBody) {
   return {
@@ -77,8 +106,27 @@ export function outgoing(body: MessageBody) {
     ...(body.embeds === undefined ? {} : { embeds: [...body.embeds] }),
     ...(body.components === undefined ? {} : { components: [...body.components] }),
     ...(body.componentsV2 === true ? { flags: MessageFlags.IsComponentsV2 as number } : {}),
+    ...(body.files === undefined || body.files.length === 0 ? {} : { files: uploads(body.files) }),
     allowedMentions: NO_MENTIONS,
   };
+}
+
+/** The message a component (or the component that opened a modal) is on, if any. */
+function clickedMessage(interaction: Answerable): Message | undefined {
+  if (interaction.isMessageComponent()) return interaction.message;
+  if (interaction.isModalSubmit() && interaction.isFromMessage()) return interaction.message;
+  return undefined;
+}
+
+/**
+ * `body` as the edit that replaces the clicked message: the body is the whole message, so a body without
+ * files takes the message's earlier files off (`attachments: []`) instead of leaving them under a new
+ * page; with files, discord.js lists only the new ones, which replace the old (never both).
+ */
+function replacing(interaction: Answerable, body: MessageBody) {
+  const shaped = outgoing(body);
+  const had = (clickedMessage(interaction)?.attachments.size ?? 0) > 0;
+  return shaped.files === undefined && had ? { ...shaped, attachments: [] } : shaped;
 }
 
 /** `shaped` sent privately: Ephemeral added to the flags it already has. */
@@ -116,7 +164,7 @@ function withoutControls(components: readonly APIMessageTopLevelComponent[]): AP
 
 /** The edit that takes the controls off the clicked message, keeping a V2 card whole. */
 function controlsOff(interaction: Answerable) {
-  const message = interaction.isMessageComponent() ? interaction.message : undefined;
+  const message = clickedMessage(interaction);
   if (message?.flags.has(MessageFlags.IsComponentsV2) !== true) {
     return { components: [], allowedMentions: NO_MENTIONS };
   }
@@ -131,8 +179,15 @@ function controlsOff(interaction: Answerable) {
 export interface Outbox {
   /** Discord's "thinking…" for a new answer, private when `ephemeral`: the acknowledgement within 3 s. */
   defer(interaction: Answerable, ephemeral: boolean): Promise<Ack>;
-  /** The acknowledgement of a click whose answer replaces the clicked message. */
-  deferUpdate(interaction: ButtonInteraction | StringSelectMenuInteraction): Promise<Ack>;
+  /**
+   * The acknowledgement of a click whose answer replaces the clicked message (for a modal submit: the
+   * message whose component opened the modal).
+   */
+  deferUpdate(
+    interaction: Exclude<Answerable, ChatInputCommandInteraction | MessageContextMenuCommandInteraction>,
+  ): Promise<Ack>;
+  /** Answers a click with a modal (callback 9): the only answer that interaction gets from the bot. */
+  showModal(interaction: ModalOpener, modal: APIModalInteractionResponseCallbackData): Promise<void>;
   /** Sends `reply` for an interaction acknowledged as `ack`. Rejects when Discord refuses it. */
   send(interaction: Answerable, ack: Ack, reply: Reply): Promise<void>;
   /** Shows `error` to the member, ephemerally; logs what is not an expected failure. Never rejects. */
@@ -187,11 +242,17 @@ export function createOutbox(options: {
       return 'update';
     },
 
+    async showModal(interaction, modal) {
+      await interaction.showModal(modal);
+    },
+
     async send(interaction, ack, reply) {
       switch (reply.kind) {
         case 'message':
           if (ack === 'none') {
             await interaction.reply(ephemeral(outgoing(reply.body)));
+          } else if (ack === 'update') {
+            await interaction.editReply(replacing(interaction, reply.body));
           } else {
             await interaction.editReply(outgoing(reply.body));
           }
@@ -310,16 +371,36 @@ export async function postToChannel(
   nonce: string,
 ): Promise<string> {
   const shaped = outgoing(body);
+  // A raw REST call: the uploads go as multipart parts, each named by its index in `attachments`.
+  const files = shaped.files ?? [];
   const answer = await rest.post(Routes.channelMessages(channelId), {
     body: {
       ...(shaped.content === undefined ? {} : { content: shaped.content }),
       ...(shaped.embeds === undefined ? {} : { embeds: shaped.embeds }),
       ...(shaped.components === undefined ? {} : { components: shaped.components }),
       ...(shaped.flags === undefined ? {} : { flags: shaped.flags }),
+      ...(files.length === 0
+        ? {}
+        : {
+            attachments: files.map((file, index) => ({
+              id: index,
+              filename: file.name,
+              ...(file.description === undefined ? {} : { description: file.description }),
+            })),
+          }),
       allowed_mentions: shaped.allowedMentions,
       nonce,
       enforce_nonce: true,
     },
+    ...(files.length === 0
+      ? {}
+      : {
+          files: files.map((file, index) => ({
+            key: `files[${index}]`,
+            name: file.name,
+            data: file.attachment,
+          })),
+        }),
   });
   return postedMessage.parse(answer).id;
 }

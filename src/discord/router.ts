@@ -10,10 +10,12 @@
 import {
   type AutocompleteInteraction,
   type ButtonInteraction,
+  type ChannelSelectMenuInteraction,
   type StringSelectMenuInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type MessageContextMenuCommandInteraction,
+  type ModalSubmitInteraction,
 } from 'discord.js';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext, type RequestContext } from '../philomena/request-context.js';
@@ -25,7 +27,9 @@ import type {
   ButtonHandler,
   ChannelFacts,
   InteractionChannel,
+  ComponentDeferral,
   ComponentHandler,
+  ModalHandler,
   SelectHandler,
   ChatCommand,
   Command,
@@ -71,6 +75,19 @@ export interface InteractionRouter {
 
 const UNKNOWN_COMMAND = 'This command is not available any more.';
 
+/** What a member used on a message or in a modal: routed by `<namespace>:<action>` of its custom_id. */
+type RoutedComponent =
+  ButtonInteraction | StringSelectMenuInteraction | ChannelSelectMenuInteraction | ModalSubmitInteraction;
+
+function isRoutedComponent(interaction: Interaction): interaction is RoutedComponent {
+  return (
+    interaction.isButton() ||
+    interaction.isStringSelectMenu() ||
+    interaction.isChannelSelectMenu() ||
+    interaction.isModalSubmit()
+  );
+}
+
 /** Who the board calls of `interaction` are for: its server (or the DM) and its member. */
 function requesterOf(interaction: Pick<Interaction, 'guildId' | 'user' | 'isAutocomplete'>): RequestContext {
   return {
@@ -87,7 +104,7 @@ function channelOf(interaction: Interaction, facts: ChannelFacts | undefined): I
 
 function admissionKind(interaction: Interaction): AdmissionKind | undefined {
   if (interaction.isAutocomplete()) return 'autocomplete';
-  if (interaction.isButton() || interaction.isStringSelectMenu()) return 'button';
+  if (isRoutedComponent(interaction)) return 'button';
   if (interaction.isChatInputCommand() || interaction.isMessageContextMenuCommand()) return 'command';
   return undefined;
 }
@@ -103,6 +120,8 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const message = new Map<string, MessageCommand<C>>();
   const buttons = new Map<string, ButtonHandler<C>>();
   const selects = new Map<string, SelectHandler<C>>();
+  const modals = new Map<string, ModalHandler<C>>();
+  const taken = (key: string) => buttons.has(key) || selects.has(key) || modals.has(key);
   for (const command of deps.commands) {
     const table = command.kind === 'chat' ? chat : message;
     if (table.has(command.data.name)) throw new Error(`two commands are named ${command.data.name}`);
@@ -113,8 +132,12 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       buttons.set(key, handler);
     }
     for (const [key, handler] of Object.entries(command.selects ?? {})) {
-      if (selects.has(key) || buttons.has(key)) throw new Error(`two component handlers for ${key}`);
+      if (taken(key)) throw new Error(`two component handlers for ${key}`);
       selects.set(key, handler);
+    }
+    for (const [key, handler] of Object.entries(command.modals ?? {})) {
+      if (taken(key)) throw new Error(`two component handlers for ${key}`);
+      modals.set(key, handler);
     }
   }
 
@@ -133,10 +156,17 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         command: message.has(interaction.commandName) ? interaction.commandName : 'unknown',
       };
     }
-    if (interaction.isButton() || interaction.isStringSelectMenu()) {
+    if (isRoutedComponent(interaction)) {
       const key = decodeCustomId(interaction.customId)?.key;
-      const table: ReadonlyMap<string, unknown> = interaction.isButton() ? buttons : selects;
-      return { kind: 'button', command: key !== undefined && table.has(key) ? key : 'unknown' };
+      const table: ReadonlyMap<string, unknown> = interaction.isButton()
+        ? buttons
+        : interaction.isModalSubmit()
+          ? modals
+          : selects;
+      return {
+        kind: interaction.isModalSubmit() ? 'modal' : 'button',
+        command: key !== undefined && table.has(key) ? key : 'unknown',
+      };
     }
     return undefined;
   }
@@ -176,8 +206,11 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     }
   }
 
-  /** A button or a select: acknowledged as its handler decides from the custom_id alone, then run. */
-  async function runComponent<I extends ButtonInteraction | StringSelectMenuInteraction>(
+  /**
+   * A button, a select or a modal submit: acknowledged as its handler decides from the custom_id alone
+   * (for a click, possibly with a modal, which ends it here), then run.
+   */
+  async function runComponent<I extends RoutedComponent>(
     interaction: I,
     table: ReadonlyMap<string, ComponentHandler<C, I>>,
     logger: Logger,
@@ -187,20 +220,39 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     const decoded = decodeCustomId(interaction.customId);
     const handler = decoded === undefined ? undefined : table.get(decoded.key);
     if (decoded === undefined || handler === undefined) {
-      logger.info({ customId: interaction.customId }, 'button not handled here');
-      const gone = new UserFacingError(RUNTIME_ERROR_IDS.buttonGone, 'This button no longer works.');
+      logger.info({ customId: interaction.customId }, 'component not handled here');
+      const gone = new UserFacingError(
+        RUNTIME_ERROR_IDS.buttonGone,
+        interaction.isModalSubmit() ? 'This form no longer works.' : 'This button no longer works.',
+      );
       await outbox.answerError(interaction, 'none', gone, logger);
       watched.failed(gone);
       return;
     }
     let ack: Ack = 'none';
     try {
-      const deferral = handler.defer(interaction, decoded.args);
+      const asked: ComponentDeferral = handler.defer(interaction, decoded.args);
+      if (typeof asked === 'object') {
+        // A modal is the click's only answer; what the member types comes back as a modal submit.
+        if (interaction.isModalSubmit())
+          throw new Error(`the modal handler ${decoded.key} answered with a modal`);
+        await outbox.showModal(interaction, asked.modal);
+        watched.acknowledged();
+        watched.answered('ok');
+        return;
+      }
+      // Only a modal opened from a message has a message to update.
+      const opener = interaction.isModalSubmit()
+        ? interaction.isFromMessage()
+          ? interaction.message
+          : undefined
+        : interaction.message;
+      const deferral = asked === 'update' && opener === undefined ? 'ephemeral' : asked;
       // The note goes on a new answer Discord makes private against the handler's wish, and stays on a
       // page that replaces one that had it (a V2 page would drop it).
       let noted: boolean;
-      if (deferral === 'update') {
-        noted = showsPrivateNote(interaction.message);
+      if (deferral === 'update' && opener !== undefined) {
+        noted = showsPrivateNote(opener);
         ack = await outbox.deferUpdate(interaction);
       } else {
         noted = deferral !== 'ephemeral' && answersForcedPrivate(interaction);
@@ -257,8 +309,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     } else if (
       interaction.isChatInputCommand() ||
       interaction.isMessageContextMenuCommand() ||
-      interaction.isButton() ||
-      interaction.isStringSelectMenu()
+      isRoutedComponent(interaction)
     ) {
       await outbox.answerBriefly(interaction, admission.text, logger);
     }
@@ -290,8 +341,16 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       await runAutocomplete(interaction, chat.get(interaction.commandName), logger, watched, facts);
     } else if (interaction.isButton()) {
       await runComponent(interaction, buttons, logger, watched, facts);
-    } else if (interaction.isStringSelectMenu()) {
-      await runComponent(interaction, selects, logger, watched, facts);
+    } else if (interaction.isStringSelectMenu() || interaction.isChannelSelectMenu()) {
+      await runComponent<StringSelectMenuInteraction | ChannelSelectMenuInteraction>(
+        interaction,
+        selects,
+        logger,
+        watched,
+        facts,
+      );
+    } else if (interaction.isModalSubmit()) {
+      await runComponent(interaction, modals, logger, watched, facts);
     }
   }
 
@@ -303,7 +362,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       const name =
         interaction.isChatInputCommand() || interaction.isContextMenuCommand() || interaction.isAutocomplete()
           ? interaction.commandName
-          : interaction.isButton() || interaction.isStringSelectMenu()
+          : isRoutedComponent(interaction)
             ? decodeCustomId(interaction.customId)?.key
             : undefined;
       const logger = deps.logger.child({

@@ -27,6 +27,10 @@ const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open'];
 /** The unfurler's decisions (commands/unfurl: `UnfurlDecision`), named here so metrics import no feature. */
 export type UnfurlDecisionLabel = 'shown' | 'gated' | 'spoilered' | 'skipped';
 
+/** What a rule in layers did to an image, and whose rule it was (src/render/content-rules.ts). */
+export type RuleDecisionLabel = 'hidden' | 'spoilered';
+export type RuleLayerLabel = 'floor' | 'server' | 'channel' | 'member';
+
 /** Figures read at scrape time rather than counted as they happen. */
 export interface ScrapeSources {
   /** The board clients made so far (the registry's `clients()`): budget queue and breaker state. */
@@ -44,6 +48,8 @@ export interface BotMetrics {
   readonly runtime: RuntimeObserver;
   /** For `createFeatures({ onUnfurlDecision })`. */
   unfurlDecision(decision: UnfurlDecisionLabel, count: number): void;
+  /** For `createFeatures({ onRuleDecision })`: an image a rule hid or spoilered, by layer. */
+  ruleDecision(decision: RuleDecisionLabel, layer: RuleLayerLabel): void;
   /** One feed search and what it posted (commands/feed's `PollEvent`, named here so metrics import no feature). */
   feedPoll(event: {
     readonly site: string;
@@ -70,7 +76,7 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
 
   const interactions = new Counter({
     name: `${PREFIX}interactions_total`,
-    help: 'Interactions handled, by kind (command, button, autocomplete), command or button, and outcome (ok, user_error, error, turned_away).',
+    help: 'Interactions handled, by kind (command, button, modal, autocomplete), command or button, and outcome (ok, user_error, error, turned_away).',
     labelNames: ['kind', 'command', 'outcome'] as const,
     registers,
   });
@@ -146,6 +152,12 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
     labelNames: ['decision'] as const,
     registers,
   });
+  const ruleDecisions = new Counter({
+    name: `${PREFIX}rule_decisions_total`,
+    help: 'Images a rule in layers hid or put behind a spoiler, by decision and layer (floor, server, channel, member).',
+    labelNames: ['decision', 'layer'] as const,
+    registers,
+  });
   const feedPolls = new Counter({
     name: `${PREFIX}feed_polls_total`,
     help: 'Feed searches made by this process (one per site/query/filter group per interval), by site and outcome (ok, board-failed, query-rejected).',
@@ -219,6 +231,9 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
     },
     unfurlDecision(decision, count) {
       unfurls.inc({ decision }, count);
+    },
+    ruleDecision(decision, layer) {
+      ruleDecisions.inc({ decision, layer });
     },
     collectFrom(next) {
       sources = next;

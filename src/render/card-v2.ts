@@ -24,6 +24,7 @@ import {
 import {
   PROCESSING_NOTICE,
   SPOILER_CHANNEL_NOTICE,
+  SPOILERED_PICTURE_NOTICE,
   SPOILER_NOTICE_END,
   type ImageCard,
 } from './image-card.js';
@@ -203,11 +204,18 @@ function sortFields(fields: readonly APIEmbedField[]): {
 function splitDescription(card: ImageCard): { notice: string; description: string } {
   const text = card.embed.description ?? '';
   if (card.gate === 'full') {
-    // The embed of a spoiler channel's card says it left the picture out; here it is, behind a spoiler.
-    if (card.spoilerChannel === true && card.media !== null && text.startsWith(SPOILER_CHANNEL_NOTICE)) {
-      return { notice: '', description: text.slice(SPOILER_CHANNEL_NOTICE.length).trim() };
+    // A spoiler rule's reason stays as the notice; the embed's word that it left the picture out goes,
+    // since here the picture is, behind a spoiler.
+    const ruleNotice = card.ruleNotice ?? '';
+    const noted = ruleNotice !== '' && text.startsWith(ruleNotice);
+    let rest = noted ? text.slice(ruleNotice.length).trim() : text;
+    if (card.spoilerChannel === true && card.media !== null) {
+      const withheld = [SPOILER_CHANNEL_NOTICE, SPOILERED_PICTURE_NOTICE].find((notice) =>
+        rest.startsWith(notice),
+      );
+      if (withheld !== undefined) rest = rest.slice(withheld.length).trim();
     }
-    return { notice: '', description: text };
+    return { notice: noted ? ruleNotice : '', description: rest };
   }
   if (card.gate === 'processing') {
     if (!text.startsWith(PROCESSING_NOTICE)) return { notice: '', description: text };

@@ -10,6 +10,7 @@
  * space between words); an alias never appears in an image's tags, so a rule names the tag itself.
  */
 import { isSafe } from '../philomena/tags.js';
+import { escapeInline, truncate } from './discord-text.js';
 import { DEFAULT_FLOOR } from './floor.js';
 
 /** Who set a rule: the operator's floor, the server, the channel, or the member for themselves. */
@@ -24,10 +25,20 @@ export interface TagRule {
   readonly layer: RuleLayer;
 }
 
+/** What a rule did to one image (counted by layer in the metrics). */
+export type RuleDecision = 'hidden' | 'spoilered';
+
 /** The rules that apply where a card goes, outermost layer first. */
 export interface ContentRules {
   /** Tags whose images show no picture, tags or description here. */
   readonly hidden: readonly TagRule[];
+  /**
+   * Tags whose images show their picture only behind Discord's spoiler here (a server's or a channel's own
+   * spoilered tags); none when absent.
+   */
+  readonly spoilered?: readonly TagRule[];
+  /** Told of each image a rule hid or spoilered (metrics); the rules decide the same without it. */
+  readonly observe?: (decision: RuleDecision, layer: RuleLayer) => void;
 }
 
 /** The floor's defaults alone: what every card obeys when the caller names no rules (fail closed). */
@@ -51,6 +62,48 @@ export function hidingRule(tags: readonly string[], rules: ContentRules = FLOOR_
   return rules.hidden.find(
     (rule) => names.has(rule.tag) && (rule.ratings === 'any' || !(safe ??= isSafe(tags))),
   );
+}
+
+/**
+ * The first spoilered rule that applies to an image with these tags, or undefined. Only consulted for an
+ * image no rule hides (a hidden image shows nothing, spoiler or not).
+ */
+export function spoileringRule(tags: readonly string[], rules: ContentRules): TagRule | undefined {
+  const spoilered = rules.spoilered;
+  if (spoilered === undefined || spoilered.length === 0) return undefined;
+  const names = new Set(tags);
+  let safe: boolean | undefined;
+  return spoilered.find(
+    (rule) => names.has(rule.tag) && (rule.ratings === 'any' || !(safe ??= isSafe(tags))),
+  );
+}
+
+/** The most hidden tags one search leaves out in its query (the board says long generated queries cost more). */
+export const QUERY_EXCLUSIONS_MAX = 40;
+
+/**
+ * The tags a search leaves out in its query so that its pages stay full: the community's hidden tags (a
+ * member's own list first, then the channel's, then the server's), each once, at most
+ * QUERY_EXCLUSIONS_MAX. The floor's are not among them: boards keep such images out themselves, and every
+ * query of every search would pay for them; like everything else, every result is still checked one by
+ * one, so a tag past the bound only costs a thinner page, never a hidden picture.
+ */
+export function queryExclusions(rules: ContentRules): readonly string[] {
+  const order: readonly RuleLayer[] = ['member', 'channel', 'server'];
+  const out = new Set<string>();
+  for (const layer of order) {
+    for (const rule of rules.hidden) {
+      if (out.size >= QUERY_EXCLUSIONS_MAX) return [...out];
+      if (rule.layer === layer && rule.ratings === 'any') out.add(rule.tag);
+    }
+  }
+  return [...out];
+}
+
+/** What a spoilered card says about why: the layer and the tag (a spoiler names what it covers). */
+export function spoileredNotice(rule: TagRule): string {
+  const whose = rule.layer === 'channel' ? "this channel's" : "this server's";
+  return `Behind a spoiler: ${whose} rules spoiler the tag **${escapeInline(truncate(rule.tag, 100))}**.`;
 }
 
 /** What a hidden card says about why, by layer (the tag is named only to whoever asks, privately). */

@@ -30,7 +30,7 @@ import { imagePageUrl } from '../philomena/urls.js';
 import { creditLine, sourceEntry } from './credit-and-sources.js';
 import { plainMediaText, previewOf } from './media.js';
 import { ageRestrictedFor, hiddenByFilter, mayShow, type CardFilter } from './rating-rule.js';
-import type { ContentRules } from './content-rules.js';
+import { spoileringRule, type ContentRules } from './content-rules.js';
 import {
   escapeInline,
   joinWithin,
@@ -163,7 +163,9 @@ function itemOf(
   const url = previewOf(image, options.site);
   if (url === null) return { item: null, note: '' };
   const item: APIMediaGalleryItem = { media: { url }, description: altText(image) };
-  if (image.spoilered || options.spoilerChannel === true) item.spoiler = true;
+  // A server's or channel's own spoilered tags put the picture behind Discord's spoiler too.
+  const ruled = options.rules !== undefined && spoileringRule(image.tags, options.rules) !== undefined;
+  if (image.spoilered || options.spoilerChannel === true || ruled) item.spoiler = true;
   return { item, note: '' };
 }
 

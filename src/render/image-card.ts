@@ -30,7 +30,13 @@ import { sharedDescriptionMemo, type DescriptionMemo } from './description-memo.
 import { cardMedia, pictureOf, type CardMedia } from './media.js';
 import { NEUTRAL_COLOUR, ratingColour, ratingTagsFirst, ratingWords } from './rating-labels.js';
 import { ageRestrictedFor, mayPictureSpoilered, mayShow, type CardFilter, type Gate } from './rating-rule.js';
-import { hiddenNotice, hidingRule, type ContentRules } from './content-rules.js';
+import {
+  hiddenNotice,
+  hidingRule,
+  spoileredNotice,
+  spoileringRule,
+  type ContentRules,
+} from './content-rules.js';
 
 export interface CardContext {
   readonly site: Site;
@@ -72,6 +78,11 @@ export interface ImageCard {
    * description opens with {@link SPOILER_CHANNEL_NOTICE} where it left one out).
    */
   readonly spoilerChannel?: boolean;
+  /**
+   * Why the picture is behind a spoiler when a server's or channel's own spoilered tag put it there: the
+   * opening of the embed's description (the V2 card keeps it as its notice).
+   */
+  readonly ruleNotice?: string;
   /**
    * What a Components V2 media gallery shows, decided here by the same gates as the embed: null where
    * the embed shows no picture, and on a spoilered card (which shows none) only as a native spoiler.
@@ -179,6 +190,10 @@ export const PROCESSING_NOTICE = 'Still processing: the picture is not ready yet
 export const SPOILER_CHANNEL_NOTICE =
   'Spoiler channel: the picture is not in this card, which cannot hide it behind a spoiler. **Reveal** shows it to you alone.';
 
+/** The same, where the server's or channel's own spoilered tags (not the channel) put the picture behind a spoiler. */
+export const SPOILERED_PICTURE_NOTICE =
+  'The picture is not in this card, which cannot hide it behind a spoiler. **Reveal** shows it to you alone.';
+
 /** Room for the description once the rest of the card is counted, kept readable. */
 const DESCRIPTION_MAX = 1800;
 
@@ -186,8 +201,11 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   if (image.kind === 'hidden') return stubCard(image, ctx);
   const { site } = ctx;
   const ratings = ratingOf(image.tags);
-  // Reveal shows the picture to the clicker alone: no spoiler needed there.
-  const channelSpoiler = ctx.spoilerChannel === true && ctx.reveal !== true;
+  // A server's or channel's own spoilered tag puts the picture behind Discord's spoiler, as a spoiler
+  // channel does. Reveal shows the picture to the clicker alone: no spoiler needed there.
+  const spoilerRule =
+    ctx.reveal === true || ctx.rules === undefined ? undefined : spoileringRule(image.tags, ctx.rules);
+  const channelSpoiler = (ctx.spoilerChannel === true || spoilerRule !== undefined) && ctx.reveal !== true;
   // A spoiler channel is a plain channel for the rating rule, whatever else the context says (fail closed).
   const ageRestricted = ageRestrictedFor(ctx);
   const base: APIEmbed = {
@@ -202,6 +220,7 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   // credits and links like the rating-restricted one, and says which layer hid it.
   const rule = hidingRule(image.tags, ctx.rules);
   if (rule !== undefined) {
+    ctx.rules?.observe?.('hidden', rule.layer);
     const embed: APIEmbed = {
       ...base,
       description: hiddenNotice(rule.layer),
@@ -257,7 +276,12 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   const withheld = !processing && picture !== null && channelSpoiler;
   if (!processing && picture !== null && !withheld) embed.image = { url: picture };
 
-  const notice = processing ? PROCESSING_NOTICE : withheld ? SPOILER_CHANNEL_NOTICE : '';
+  const ruleNotice = spoilerRule === undefined ? '' : spoileredNotice(spoilerRule);
+  if (spoilerRule !== undefined) ctx.rules?.observe?.('spoilered', spoilerRule.layer);
+  const withheldNotice = ctx.spoilerChannel === true ? SPOILER_CHANNEL_NOTICE : SPOILERED_PICTURE_NOTICE;
+  const notice = [ruleNotice, processing ? PROCESSING_NOTICE : withheld ? withheldNotice : '']
+    .filter((part) => part !== '')
+    .join('\n\n');
   const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
   const descriptions = ctx.descriptions ?? sharedDescriptionMemo();
   const text =
@@ -274,5 +298,6 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     revealable: withheld,
     media: processing ? null : cardMedia(image, site, { spoiler: channelSpoiler, filtered: false }),
     ...(channelSpoiler ? { spoilerChannel: true } : {}),
+    ...(ruleNotice === '' ? {} : { ruleNotice }),
   };
 }

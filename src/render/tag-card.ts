@@ -18,7 +18,7 @@ import { creditLine, sourceLine } from './credit-and-sources.js';
 import { pictureOf } from './media.js';
 import { NEUTRAL_COLOUR } from './rating-labels.js';
 import { ageRestrictedFor, mayShow, unratedMayShow } from './rating-rule.js';
-import type { ContentRules } from './content-rules.js';
+import { spoileringRule, type ContentRules } from './content-rules.js';
 import { EMBED_FIELD_VALUE_MAX, fitEmbeds } from './limits.js';
 import { boardMarkdownToDiscord } from './board-markdown.js';
 import { escapeInline, joinWithin, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
@@ -77,12 +77,15 @@ function exampleParts(
   const showable =
     mayShow(example, ageRestricted, ctx.rules) && !example.spoilered && example.thumbnails_generated;
   const found = showable ? pictureOf(example, ctx.site).picture : null;
-  const withheld = found !== null && ctx.spoilerChannel === true;
+  // An embed cannot spoiler a picture: a spoiler channel's, or one a server's or channel's own spoilered
+  // tag covers, stays behind the link.
+  const ruled = ctx.rules !== undefined && spoileringRule(example.tags, ctx.rules) !== undefined;
+  const withheld = found !== null && (ctx.spoilerChannel === true || ruled);
   const picture = withheld ? null : found;
   // Like every card, the example credits its artists and shows its sources, picture or not.
   const value = [
     withheld
-      ? `${link} (a spoiler channel: its picture is behind the link)`
+      ? `${link} (${ruled ? "spoilered by this server's rules" : 'a spoiler channel'}: its picture is behind the link)`
       : picture === null
         ? `${link} (not shown here)`
         : link,

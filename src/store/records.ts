@@ -30,6 +30,23 @@ export interface RecordStore {
   update<T>(key: string, change: (current: unknown) => T): Promise<T>;
   /** Deletes `key` (also fine when nothing is stored). Rejects with a `StoreAccessError` when the store fails. */
   remove(key: string): Promise<void>;
+  /**
+   * `update` over several records at once: `change` gets their current values (in the order of `keys`) and
+   * returns their next ones, an undefined one deleting its record; all are written as ONE atomic step
+   * against every other writer, or none is (a server's settings, feeds and the feeds index in one import).
+   * Same contract as `update` otherwise: `change` may run more than once, StoreAccessError on failure.
+   */
+  updateMany(
+    keys: readonly string[],
+    change: (currents: readonly unknown[]) => readonly unknown[],
+  ): Promise<readonly unknown[]>;
+}
+
+/** One record of a multi-record compare-and-set: what was read (undefined: no row), and what to leave (undefined: no row). */
+interface RecordSwap {
+  readonly key: string;
+  readonly expected: unknown;
+  readonly next: unknown;
 }
 
 /**
@@ -43,6 +60,8 @@ interface RawRecords {
   /** Writes `next` only if the stored form is still `expected` (undefined: no row yet); true when it did. */
   compareAndSet(key: string, expected: unknown, next: unknown): Promise<boolean>;
   delete(key: string): Promise<void>;
+  /** Every swap, or none when any record no longer holds its `expected`; true when they were written. */
+  compareAndSetMany(swaps: readonly RecordSwap[]): Promise<boolean>;
 }
 
 /** Tries of one update that lost to another writer, before giving up with a StoreAccessError. */
@@ -53,7 +72,7 @@ const UPDATE_ATTEMPTS = 10;
  * writes only if nobody wrote in between, across connections and processes; `IS` also matches a NULL.
  * RETURNING says whether a row was written (`changes()` could belong to another query on the connection).
  */
-function sqliteRecords(adapter: KeyvSqlite): RawRecords {
+function sqliteRecords(adapter: KeyvSqlite, tombstone: () => Promise<unknown>): RawRecords {
   const table = String(adapter.opts.table ?? 'keyv');
   const written = (rows: unknown): boolean => Array.isArray(rows) && rows.length > 0;
   return {
@@ -85,6 +104,30 @@ function sqliteRecords(adapter: KeyvSqlite): RawRecords {
     async delete(key) {
       await adapter.query(`DELETE FROM ${table} WHERE key = ?`, key);
     },
+    async compareAndSetMany(swaps) {
+      // ONE statement, so it cannot interleave with the other queries keyv sends on its shared connection
+      // (a BEGIN ... COMMIT there would take them into the transaction, and a rollback would undo them). A
+      // statement cannot both upsert and delete, so a record to delete is left as keyv's own expired entry:
+      // keyv and `read` see nothing there, and the sweeper removes the row.
+      const rows = await Promise.all(
+        swaps.map(async ({ key, next }) => [key, next === undefined ? await tombstone() : next] as const),
+      );
+      const input = swaps.map(() => '(?, ?)').join(', ');
+      const expected = swaps.map(() => '(?, ?, ?)').join(', ');
+      const sql = `WITH input(k, v) AS (VALUES ${input}), expected(k, v, present) AS (VALUES ${expected})
+        INSERT INTO ${table} (key, value) SELECT k, v FROM input
+        WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE
+          (e.present = 1 AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.key = e.k AND t.value IS e.v))
+          OR (e.present = 0 AND EXISTS (SELECT 1 FROM ${table} t WHERE t.key = e.k)))
+        ON CONFLICT(key) DO UPDATE SET value = excluded.value RETURNING key`;
+      const args = [
+        ...rows.flat(),
+        ...swaps.flatMap(({ key, expected: value }) =>
+          value === undefined ? [key, null, 0] : [key, value, 1],
+        ),
+      ];
+      return written(await adapter.query(sql, ...args));
+    },
   };
 }
 
@@ -99,6 +142,14 @@ function mapRecords(map: Map<unknown, unknown>): RawRecords {
     },
     async delete(key) {
       map.delete(key);
+    },
+    async compareAndSetMany(swaps) {
+      if (swaps.some(({ key, expected }) => map.get(key) !== expected)) return false;
+      for (const { key, next } of swaps) {
+        if (next === undefined) map.delete(key);
+        else map.set(key, next);
+      }
+      return true;
     },
   };
 }
@@ -116,6 +167,31 @@ elseif current ~= ARGV[2] then
   return 0
 end
 redis.call('SET', KEYS[1], ARGV[3])
+return 1
+`;
+
+/**
+ * The same over every key of KEYS in one script, so all are written or none: ARGV holds four values per
+ * key, in the order of KEYS (whether a record is expected, the expected form, 'set' or 'del', the next form).
+ */
+const REDIS_COMPARE_AND_SET_MANY = `
+for i, key in ipairs(KEYS) do
+  local base = (i - 1) * 4
+  local current = redis.call('GET', key)
+  if ARGV[base + 1] == 'none' then
+    if current then return 0 end
+  elseif current ~= ARGV[base + 2] then
+    return 0
+  end
+end
+for i, key in ipairs(KEYS) do
+  local base = (i - 1) * 4
+  if ARGV[base + 3] == 'del' then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, ARGV[base + 4])
+  end
+end
 return 1
 `;
 
@@ -144,6 +220,16 @@ function redisRecords(adapter: KeyvRedis<unknown>): RawRecords {
     async delete(key) {
       const client = await adapter.getClient();
       await client.del(keyOf(key));
+    },
+    async compareAndSetMany(swaps) {
+      const client = await adapter.getClient();
+      const args = swaps.flatMap(({ expected, next }) => [
+        ...(expected === undefined ? ['none', ''] : ['some', text(expected)]),
+        ...(next === undefined ? ['del', ''] : ['set', text(next)]),
+      ]);
+      const keys = swaps.map(({ key }) => keyOf(key));
+      const written = await client.eval(REDIS_COMPARE_AND_SET_MANY, { keys, arguments: args });
+      return written === 1;
     },
   };
 }
@@ -176,6 +262,30 @@ function adapterRecords(adapter: AdapterLike): RawRecords {
     },
     async delete(key) {
       await adapter.delete(key);
+    },
+    // Only as good as this process's queue (see above): every record is checked, then each is written.
+    async compareAndSetMany(swaps) {
+      for (const { key, expected } of swaps) {
+        const current = await adapter.get(key);
+        if (current !== expected && (typeof current === 'string' || typeof expected === 'string'))
+          return false;
+      }
+      const put = async (key: string, value: unknown): Promise<void> => {
+        if (value === undefined) await adapter.delete(key);
+        else if ((await adapter.set(key, value)) === false) throw new Error('the store refused the write');
+      };
+      const done: RecordSwap[] = [];
+      try {
+        for (const swap of swaps) {
+          done.push(swap);
+          await put(swap.key, swap.next);
+        }
+      } catch (error) {
+        // Put back what was already written, so a failure halfway leaves every record as it was read.
+        for (const { key, expected } of done.reverse()) await put(key, expected).catch(() => undefined);
+        throw error;
+      }
+      return true;
     },
   };
 }
@@ -230,7 +340,7 @@ export function createRecordStore(store: Keyv): RecordStore {
   const adapter: unknown = store.store;
   const raw: RawRecords =
     adapter instanceof KeyvSqlite
-      ? sqliteRecords(adapter)
+      ? sqliteRecords(adapter, () => encodeExpired())
       : adapter instanceof KeyvRedis
         ? redisRecords(adapter)
         : adapter instanceof Map
@@ -265,6 +375,17 @@ export function createRecordStore(store: Keyv): RecordStore {
     const data = { value, expires: undefined };
     return store.serialize === undefined ? data : store.serialize(data);
   };
+  // keyv's own form of an entry that expired long ago: what a delete leaves where a backend cannot delete.
+  async function encodeExpired(): Promise<unknown> {
+    const data = { value: null, expires: 1 };
+    return store.serialize === undefined ? data : store.serialize(data);
+  }
+  // Every record's queue at once, taken in one order (sorted), so two multi-record writers never wait on
+  // each other crosswise.
+  const seriallyAll = <T>(keys: readonly string[], work: () => Promise<T>): Promise<T> =>
+    [...new Set(keys)]
+      .sort()
+      .reduceRight<() => Promise<T>>((inner, key) => () => serially(key, inner), work)();
   return {
     read(key) {
       const stored = storedKey(key);
@@ -289,6 +410,35 @@ export function createRecordStore(store: Keyv): RecordStore {
     remove(key) {
       const stored = storedKey(key);
       return serially(stored, () => guarded('delete', key, () => raw.delete(stored)));
+    },
+    updateMany(keys, change) {
+      const stored = keys.map(storedKey);
+      const named = keys.join(', ');
+      if (new Set(stored).size !== stored.length) {
+        return Promise.reject(new TypeError(`updateMany was given one key twice: ${named}`));
+      }
+      return seriallyAll(stored, async () => {
+        for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
+          const currents = await guarded('read', named, () => Promise.all(stored.map((key) => raw.get(key))));
+          const nexts = change(await Promise.all(currents.map(decode)));
+          if (nexts.length !== keys.length) {
+            throw new TypeError(`updateMany: ${nexts.length} values for ${keys.length} keys`);
+          }
+          const swaps = await Promise.all(
+            stored.map(async (key, i) => ({
+              key,
+              expected: currents[i],
+              next: nexts[i] === undefined ? undefined : await encode(nexts[i]),
+            })),
+          );
+          if (await guarded('write', named, () => raw.compareAndSetMany(swaps))) return nexts;
+          await conflictPause(attempt);
+        }
+        throw new StoreAccessError(
+          `the store could not write ${named}: they changed under every one of ${UPDATE_ATTEMPTS} tries`,
+          'write',
+        );
+      });
     },
   };
 }

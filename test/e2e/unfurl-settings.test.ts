@@ -4,6 +4,7 @@ import { DISALLOWED_INTENTS_LINE } from '../../src/discord/bot.js';
 import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';
+import { customIds } from '../support/messages.js';
 import { expectCleanRun } from '../support/checks.js';
 import { startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 
@@ -218,9 +219,17 @@ describe('/settings', () => {
     );
     expect(site.content).toContain('Furbooru');
     expect(site.content).toMatch(/default filter/);
-    await replyOf(
+    // Reset asks first; nothing is cleared until it is confirmed.
+    const asked = await replyOf(
       t.discord.sendCommand({ name: 'settings', subcommand: 'reset', channel: 'plain', userId: owner(t) }),
     );
+    expect(asked.content).toMatch(/its site, its filter.*Feeds stay/s);
+    const confirm = customIds(asked).find((id) => id.startsWith('set:reset-yes'));
+    expect(confirm).toBeDefined();
+    const done = await t.discord
+      .sendButton({ customId: confirm ?? '', message: asked, userId: owner(t) })
+      .finalReply();
+    expect(done.content).toMatch(/Settings reset/);
     const show = await replyOf(
       t.discord.sendCommand({ name: 'settings', subcommand: 'show', channel: 'plain', userId: owner(t) }),
     );

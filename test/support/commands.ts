@@ -40,6 +40,8 @@ interface FakeOptions {
   getBoolean(name: string, required?: boolean): boolean | null;
   getAttachment(name: string, required?: boolean): null;
   getSubcommand(required?: boolean): string | null;
+  getSubcommandGroup(required?: boolean): string | null;
+  getChannel(name: string, required?: boolean): null;
   getFocused(full: true): { name: string; value: string };
 }
 
@@ -51,7 +53,12 @@ export function fakeInteraction(
   commandName: string,
   values: Readonly<Record<string, string | number | boolean>>,
   where: Where = 'plain',
-  extra: { readonly subcommand?: string; readonly manageServer?: boolean; readonly focused?: string } = {},
+  extra: {
+    readonly subcommand?: string;
+    readonly subcommandGroup?: string;
+    readonly manageServer?: boolean;
+    readonly focused?: string;
+  } = {},
 ): FakeInteraction {
   const get = <T>(name: string, required?: boolean): T | null => {
     const value = values[name] as T | undefined;
@@ -77,6 +84,8 @@ export function fakeInteraction(
       getBoolean: (name, required) => get<boolean>(name, required),
       getAttachment: () => null,
       getSubcommand: () => extra.subcommand ?? null,
+      getSubcommandGroup: () => extra.subcommandGroup ?? null,
+      getChannel: () => null,
       getFocused: () => ({ name: extra.focused ?? '', value: String(values[extra.focused ?? ''] ?? '') }),
     },
   };

@@ -16,6 +16,8 @@ import type {
   MessageCommandOptions,
   MessageHandle,
   SelectOptions,
+  ChannelSelectOptions,
+  ModalSubmitOptions,
   SendMessageOptions,
   UnavailableCommand,
   UndeliveredEvent,
@@ -114,6 +116,21 @@ export interface FakeDiscord {
    * callbacks 4, 5, 6, 7.
    */
   sendSelect(options: SelectOptions): InteractionHandle;
+  /**
+   * A pick in a channel select (type 8) of a bot message: INTERACTION_CREATE type 3 with `data:
+   * { custom_id, component_type: 8, values, resolved: { channels }, id }` (each channel partial, with the
+   * member's `permissions`; threads with `thread_metadata`) and the message (discord.js:
+   * `isChannelSelectMenu()`). Throws when the select is missing or disabled, a value is not a channel of
+   * the message's server or of a type its `channel_types` takes, repeats, or the count is outside
+   * min_values..max_values.
+   */
+  sendChannelSelect(options: ChannelSelectOptions): InteractionHandle;
+  /**
+   * Submits the modal the bot answered `opener` with (callback 9): INTERACTION_CREATE type 5 by the same
+   * member in the same channel, with `message` when a message component opened the modal (see
+   * ModalSubmitOptions for what is refused). Answer it with 4, 5, or (from a message) 6, 7.
+   */
+  submitModal(options: ModalSubmitOptions): InteractionHandle;
   sendMessageCommand(options: MessageCommandOptions): InteractionHandle;
   sendMessage(options: SendMessageOptions): Promise<MessageHandle>;
   readonly requests: readonly RecordedRequest[];

@@ -31,7 +31,9 @@
  * single-shard fake unless `identifyLimit: true`.
  *
  * Events towards the bot: `sendCommand`, `sendAutocomplete`, `sendButton` and `sendSelect` (string
- * select; either component may be nested in containers or sections), `sendMessageCommand` (message
+ * select; either component may be nested in containers or sections), `sendChannelSelect` (channel
+ * select, with `resolved.channels`), `submitModal` (a modal the bot showed with callback 9, checked
+ * against Discord's modal limits in modals.ts when shown), `sendMessageCommand` (message
  * context menu), `sendMessage` (MESSAGE_CREATE, content blanked unless the Message Content intent is
  * held, as Discord does). What the bot did: `requests` (every REST call), `violations` (every refusal real
  * Discord would have made, also answered with Discord's status and JSON error), `mentionRisks` (message
@@ -99,6 +101,7 @@ export type {
   AutocompleteOptions,
   ButtonOptions,
   ChannelChange,
+  ChannelSelectOptions,
   ChannelTarget,
   CommandOptions,
   ComponentOptions,
@@ -111,6 +114,7 @@ export type {
   InteractionOption,
   MessageCommandOptions,
   MessageHandle,
+  ModalSubmitOptions,
   OptionValues,
   PrivateChannelRef,
   SelectOptions,

@@ -21,6 +21,7 @@ import { INTENT_GUILDS, createFakeGateway } from './gateway.js';
 import { createSnowflakes, guildCreatePayload, shardOfGuild, userPayload } from './payloads.js';
 import { createFakeRest } from './rest.js';
 import { createComponentUses } from './scenario/components.js';
+import { createModalSubmits } from './scenario/modals.js';
 import { createScenario } from './scenario/context.js';
 import { createUserMessages } from './scenario/forwards.js';
 import { createGuildChanges, seededGuilds } from './scenario/guilds.js';
@@ -149,6 +150,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const userMessages = createUserMessages(scenario);
   const interactions = createInteractions(scenario, userMessages);
   const components = createComponentUses(scenario, interactions.dispatchInteraction);
+  const modals = createModalSubmits(scenario, interactions.dispatchInteraction);
   const channelMessages = createChannelMessages(scenario, userMessages);
   const guildChanges = createGuildChanges(scenario);
   const { guilds, foreignGuilds } = seededGuilds(scenario);
@@ -177,6 +179,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     sendAutocomplete: interactions.sendAutocomplete,
     sendButton: components.sendButton,
     sendSelect: components.sendSelect,
+    sendChannelSelect: components.sendChannelSelect,
+    submitModal: modals.submitModal,
     sendMessageCommand: interactions.sendMessageCommand,
     sendMessage: channelMessages.sendMessage,
     get requests() {

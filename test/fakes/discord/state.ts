@@ -49,6 +49,8 @@ export interface InteractionRecord {
   originalMessageId: string | undefined;
   ephemeral: boolean;
   choices: Choice[] | undefined;
+  /** The modal the bot answered with (callback 9), as Discord took it: what the member can submit. */
+  modal: Record<string, unknown> | undefined;
   readonly responses: RecordedResponse[];
   readonly followupIds: Set<string>;
   deadline: NodeJS.Timeout | undefined;

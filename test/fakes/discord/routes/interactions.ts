@@ -14,6 +14,7 @@ import {
   type RestContext,
 } from '../rest-context.js';
 import { applyEdit, forcedEphemeral, messageJson, newMessage, recordResponse } from '../rest-messages.js';
+import { modalIssues } from '../modals.js';
 import type { RecordedMessage } from '../types.js';
 import {
   autocompleteIssues,
@@ -90,11 +91,33 @@ export function registerInteractionRoutes(rest: RestContext): void {
         ]);
         throw new DiscordError(400, 50035, error.message, 'wrong-callback-type', error.errors);
       }
+      // A modal submit has a message to update only when a message component opened the modal.
+      if (
+        interaction.type === 5 &&
+        interaction.componentMessageId === undefined &&
+        (type === 6 || type === 7)
+      ) {
+        recordResponse(rest, interaction, 'callback', req, 400);
+        const error = invalidForm([
+          {
+            path: ['type'],
+            code: 'INTERACTION_RESPONSE_TYPE_INVALID',
+            message: 'Interaction response type is invalid for this interaction.',
+          },
+        ]);
+        throw new DiscordError(400, 50035, error.message, 'wrong-callback-type', error.errors);
+      }
       const data = isRecord(body['data']) ? body['data'] : {};
       try {
         const schemaProblems = schemaIssues(schema, body);
         if (schemaProblems.length > 0) throw invalidForm(schemaProblems);
-        if (callbackType === 8) {
+        if (callbackType === 9) {
+          const problems = modalIssues(body['data']);
+          if (problems.length > 0) {
+            const error = invalidForm(problems);
+            throw new DiscordError(400, 50035, error.message, 'limit', error.errors);
+          }
+        } else if (callbackType === 8) {
           const problems = autocompleteIssues(body['data']);
           if (problems.length > 0) {
             const error = invalidForm(problems);
@@ -166,6 +189,8 @@ export function registerInteractionRoutes(rest: RestContext): void {
           if (message !== undefined) applyEdit(rest, req, message, data);
           recordMentions(req, '/interactions/:interaction/:token/callback', data, messageId);
         }
+      } else if (callbackType === 9) {
+        interaction.modal = structuredClone(data);
       } else if (callbackType === 8) {
         const choices = Array.isArray(data['choices']) ? data['choices'].filter(isRecord) : [];
         interaction.choices = choices.map((c) => ({

@@ -188,6 +188,7 @@ export function createInteractions(scenario: Scenario, userMessages: UserMessage
       originalMessageId: undefined,
       ephemeral: false,
       choices: undefined,
+      modal: undefined,
       responses: [],
       followupIds: new Set(),
       deadline: undefined,

@@ -178,6 +178,30 @@ export interface SelectOptions extends ComponentOptions {
   readonly values: readonly string[];
 }
 
+/** A member picking channels in a channel select (component type 8) of one of the bot's messages. */
+export interface ChannelSelectOptions extends ComponentOptions {
+  /**
+   * Channel ids (or refs such as 'plain') of the message's server: each of a type the select's
+   * `channel_types` takes (all when it names none), at most once, between its min_values and max_values
+   * (default 1 and 1).
+   */
+  readonly values: readonly string[];
+}
+
+/**
+ * A member submitting a modal the bot showed in answer to `opener` (callback 9), as Discord's client
+ * sends it: by the member who saw it, from the same channel, carrying the message whose component opened
+ * it. `values` by the fields' custom_ids: text for a text input (left out: its prefilled value, or
+ * empty), the picked values for a string select. Refused like the client would refuse it: no modal
+ * shown, an unknown field, a required field empty, text under min_length or over max_length, picks the
+ * select does not offer or outside its min_values..max_values.
+ */
+export interface ModalSubmitOptions {
+  readonly opener: InteractionHandle | { readonly id: string };
+  readonly values?: Readonly<Record<string, string | readonly string[]>>;
+  readonly locale?: string;
+}
+
 export interface TargetMessageInput {
   /** An existing message (e.g. from sendMessage); otherwise one is created from the fields below. */
   readonly id?: string;

@@ -1,0 +1,399 @@
+/**
+ * `/settings export` and `/settings import file:` (issue 20 §4): a server's settings and feeds as one
+ * versioned JSON file (transfer-file.ts), and the way back: the file is read completely, fitted to this
+ * server (transfer-plan.ts), shown as a preview with Apply and Cancel, and applied on Apply as ONE atomic
+ * write of the settings record, the feeds record and the feeds index (`RecordStore.updateMany`), so an
+ * import is either all there or not at all, from any process.
+ *
+ * The plan waits in ButtonState (15 minutes) under a token in the buttons' custom_id, with the member who
+ * asked, who alone may press them. Apply reads the server's feeds again: a feed the file has with the same
+ * channel, site and query keeps its id and cursor; a new one starts at the site's newest image (as
+ * `/feed add` does), read from the board before the write.
+ */
+import {
+  ButtonStyle,
+  ChannelType,
+  ComponentType,
+  type ChatInputCommandInteraction,
+  type Guild,
+} from 'discord.js';
+import type Keyv from 'keyv';
+import { z } from 'zod';
+import type { Incoming, Reply } from '../../src/discord/contract.js';
+import { buttonCodec, segment } from '../../src/discord/custom-id.js';
+import { UserFacingError } from '../../src/discord/failures.js';
+import { BadQueryError, SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
+import { escapeMarkdown, truncate } from '../../src/render/index.js';
+import { recordStoreOf, type RecordStore } from '../../src/store/index.js';
+import type { ButtonHandler, CommandContext } from '../shared/context.js';
+import { readAll } from '../shared/download.js';
+import {
+  guildRecordOf,
+  guildRecordSchema,
+  guildSettingsKey,
+  storedGuildRecord,
+  type GuildSettingsRecord,
+} from '../shared/guild-settings.js';
+import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
+import { textReply } from '../shared/text-reply.js';
+import { exportFile, readTransferFile, TRANSFER_FILE_MAX_BYTES, type FileFeed } from './transfer-file.js';
+import { planImport, previewText } from './transfer-plan.js';
+
+type Subcommand = (
+  interaction: Incoming<ChatInputCommandInteraction>,
+  context: CommandContext,
+  guildId: string,
+) => Promise<Reply>;
+
+/** A feed as the feed store keeps it, as far as an import reads it. */
+interface StoredFeed {
+  readonly channelId: string;
+  readonly siteId: string;
+  readonly query: string;
+  readonly cursor: number;
+  readonly paused?: unknown;
+}
+
+/** A feed for the feed store to add (commands/feed/feed-store.ts `Omit<Feed, 'id'>`). */
+interface FeedDraft {
+  readonly guildId: string;
+  readonly channelId: string;
+  readonly siteId: string;
+  readonly query: string;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly cursor: number;
+  readonly paused?: { readonly reason: 'admin'; readonly detail: string; readonly at: number };
+  readonly ageRestricted?: boolean;
+}
+
+/**
+ * What an import needs of the feed store: `FeedStore` (commands/feed/feed-store.ts) is one. Declared here
+ * because a feature imports no other feature (eslint/layers.js).
+ */
+export interface TransferFeeds {
+  list(guildId: string): Promise<readonly StoredFeed[]>;
+  replacement(
+    guildId: string,
+    wanted: readonly FeedDraft[],
+  ): {
+    readonly keys: readonly string[];
+    change(currents: readonly unknown[]): {
+      readonly nexts: readonly unknown[];
+      readonly feeds: readonly unknown[];
+    };
+  };
+}
+
+export interface SettingsTransferDeps {
+  readonly store: Keyv;
+  readonly feeds: TransferFeeds;
+  /** The most feeds a server may have (FEEDS_PER_SERVER): a file with more is refused. */
+  readonly perServer: number;
+}
+
+const STATE_KIND = 'settings-import';
+const EXPIRED_TEXT = 'This import has expired (after 15 minutes). Run /settings import again.';
+
+const importCodec = buttonCodec<'apply' | 'cancel', { readonly token: string; readonly owner: string }>({
+  namespace: 'setimp',
+  schema: z.tuple([segment.token, segment.snowflake]).transform(([token, owner]) => ({ token, owner })),
+  write: ({ token, owner }) => [token, owner],
+});
+
+const fileFeedSchema = z.object({
+  channelId: z.string(),
+  siteId: z.string(),
+  query: z.string(),
+  paused: z.boolean(),
+});
+const pendingSchema = z.object({
+  guildId: z.string(),
+  settings: guildRecordSchema,
+  feeds: z.array(fileFeedSchema),
+});
+
+/** Channels that can hold settings and feeds: text-like channels, forums and media (threads follow their parent). */
+const TARGET_TYPES: ReadonlySet<ChannelType> = new Set([
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+  ChannelType.GuildForum,
+  ChannelType.GuildMedia,
+  ChannelType.GuildVoice,
+  ChannelType.GuildStageVoice,
+]);
+
+function targetChannels(
+  guild: Guild | null,
+): Map<string, { readonly type: ChannelType; readonly nsfw?: boolean }> {
+  const out = new Map<string, { readonly type: ChannelType; readonly nsfw?: boolean }>();
+  for (const channel of guild?.channels.cache.values() ?? []) {
+    if (TARGET_TYPES.has(channel.type)) out.set(channel.id, channel);
+  }
+  return out;
+}
+
+const asFileFeed = (feed: StoredFeed): FileFeed => ({
+  channelId: feed.channelId,
+  siteId: feed.siteId,
+  query: feed.query,
+  paused: feed.paused !== undefined,
+});
+
+const sameFeed = (a: FileFeed, b: FileFeed): boolean =>
+  a.channelId === b.channelId && a.siteId === b.siteId && a.query === b.query;
+
+/** A feed store failure told as the settings store's (the same store), which members already know. */
+async function readFeeds(feeds: TransferFeeds, guildId: string): Promise<readonly StoredFeed[]> {
+  try {
+    return await feeds.list(guildId);
+  } catch (error) {
+    if (error instanceof StoreAccessError)
+      throw new SettingsUnavailableError('read', guildId, { cause: error });
+    throw error;
+  }
+}
+
+export interface ApplyInput {
+  readonly guildId: string;
+  /** The member who imports: the creator of the feeds the import adds. */
+  readonly memberId: string;
+  readonly settings: GuildSettingsRecord;
+  readonly feeds: readonly FileFeed[];
+  readonly now: number;
+  /** Where a new feed starts: the id of the site's newest image (read from the board). */
+  readonly startingCursor: (feed: FileFeed) => Promise<number>;
+  readonly ageRestricted: (channelId: string) => boolean;
+}
+
+/**
+ * Writes the import as one atomic step: the server's record becomes `settings`, its feeds `feeds`, the
+ * index follows. The cursors of new feeds are read first (board calls never run inside the write). A
+ * store failure rejects with `settings.import.store-failed`, and nothing was written.
+ */
+export async function applyImport(
+  deps: { readonly records: RecordStore; readonly feeds: TransferFeeds },
+  input: ApplyInput,
+): Promise<{ readonly feeds: number }> {
+  const { guildId } = input;
+  const current = await readFeeds(deps.feeds, guildId);
+  // Every wanted feed gets a cursor: the one it has now, or the board's newest for a new one (also used
+  // if the feed it matched is removed before the write lands).
+  const cursors = await Promise.all(
+    input.feeds.map(async (feed) => {
+      const had = current.find((stored) => sameFeed(asFileFeed(stored), feed));
+      return had?.cursor ?? input.startingCursor(feed);
+    }),
+  );
+  const drafts = input.feeds.map((feed, i): FeedDraft => ({
+    guildId,
+    channelId: feed.channelId,
+    siteId: feed.siteId,
+    query: feed.query,
+    createdBy: input.memberId,
+    createdAt: input.now,
+    cursor: cursors[i] ?? 0,
+    ageRestricted: input.ageRestricted(feed.channelId),
+    ...(feed.paused
+      ? { paused: { reason: 'admin', detail: 'paused in the imported file', at: input.now } }
+      : {}),
+  }));
+  const part = deps.feeds.replacement(guildId, drafts);
+  const settings = storedGuildRecord(input.settings);
+  let written = 0;
+  try {
+    await deps.records.updateMany([guildSettingsKey(guildId), ...part.keys], ([, ...rest]) => {
+      const { nexts, feeds } = part.change(rest);
+      written = feeds.length;
+      return [settings, ...nexts];
+    });
+  } catch (error) {
+    if (!(error instanceof StoreAccessError)) throw error;
+    throw new UserFacingError(
+      'settings.import.store-failed',
+      'The settings store could not be written just now, so nothing was changed. Try again in a moment.',
+      { cause: error },
+    );
+  }
+  return { feeds: written };
+}
+
+export function createSettingsTransfer(deps: SettingsTransferDeps): {
+  readonly export: Subcommand;
+  readonly import: Subcommand;
+  readonly buttons: Readonly<Record<string, ButtonHandler>>;
+} {
+  const records = recordStoreOf(deps.store);
+
+  const exportSettings: Subcommand = async (interaction, context, guildId) => {
+    const record = await context.settings.get(guildId);
+    const feeds = (await readFeeds(deps.feeds, guildId)).map(asFileFeed);
+    const file = exportFile({
+      guildId,
+      guildName: interaction.guild?.name,
+      record,
+      feeds,
+      now: context.now(),
+    });
+    const channels = Object.keys(record.channels ?? {}).length;
+    return {
+      kind: 'message',
+      body: {
+        content: `This server's settings (site, filters, references, tags, ${channels} channel${channels === 1 ? '' : 's'} with settings of their own) and its ${feeds.length} feed${feeds.length === 1 ? '' : 's'}. Import it here or in another server with /settings import.`,
+        embeds: [],
+        components: [],
+        files: [file],
+      },
+    };
+  };
+
+  async function readUpload(interaction: Incoming<ChatInputCommandInteraction>, context: CommandContext) {
+    const attachment = interaction.options.getAttachment('file', true);
+    const tooLarge = new UserFacingError(
+      'settings.import.too-large',
+      `That file is too large for a settings file (at most ${TRANSFER_FILE_MAX_BYTES / 1024} KiB).`,
+      { params: { kib: TRANSFER_FILE_MAX_BYTES / 1024 } },
+    );
+    if (attachment.size > TRANSFER_FILE_MAX_BYTES) throw tooLarge;
+    try {
+      return await readAll(await context.download(attachment.url, { maxBytes: TRANSFER_FILE_MAX_BYTES }));
+    } catch (error) {
+      // The download's own text counts megabytes, which says "0 MB" of this cap.
+      if (error instanceof UserFacingError && error.id === 'file.too-large') throw tooLarge;
+      throw error;
+    }
+  }
+
+  const importSettings: Subcommand = async (interaction, context, guildId) => {
+    const file = readTransferFile(await readUpload(interaction, context), deps.perServer);
+    if (file instanceof UserFacingError) throw file;
+    const channels = targetChannels(interaction.guild);
+    const plan = planImport(file, {
+      channelIds: new Set(channels.keys()),
+      knownSite: (id) => context.sites.byId(id) !== undefined,
+    });
+    const now = {
+      settings: await context.settings.get(guildId),
+      feeds: (await readFeeds(deps.feeds, guildId)).map(asFileFeed),
+    };
+    const siteName = (id: string | undefined): string => {
+      const site = id === undefined ? context.sites.defaultSite : context.sites.byId(id);
+      return escapeMarkdown(truncate(site?.name ?? id ?? 'the default site', 60));
+    };
+    const token = await context.state.put(STATE_KIND, {
+      guildId,
+      settings: storedGuildRecord(plan.settings),
+      feeds: plan.feeds,
+    });
+    const owner = interaction.user.id;
+    const from = file.server.id === guildId ? 'this server' : `server \`${file.server.id}\``;
+    const head = `Settings file of ${from}, exported ${file.exportedAt.slice(0, 10)}.\n`;
+    return {
+      kind: 'message',
+      body: {
+        content: head + previewText(plan, now, siteName),
+        embeds: [],
+        components: [
+          {
+            type: ComponentType.ActionRow,
+            components: [
+              {
+                type: ComponentType.Button,
+                style: ButtonStyle.Danger,
+                label: 'Apply',
+                custom_id: importCodec.encode('apply', { token, owner }),
+              },
+              {
+                type: ComponentType.Button,
+                style: ButtonStyle.Secondary,
+                label: 'Cancel',
+                custom_id: importCodec.encode('cancel', { token, owner }),
+              },
+            ],
+          },
+        ],
+      },
+    };
+  };
+
+  /** The member who asked, or a refusal: only they may confirm or cancel their import. */
+  function ownerCheck(args: readonly string[], memberId: string) {
+    const fields = importCodec.decode(args);
+    if (fields !== undefined && fields.owner !== memberId) {
+      throw new UserFacingError(
+        'settings.import.not-yours',
+        'This import is not yours: only the member who ran /settings import can apply or cancel it.',
+      );
+    }
+    return fields;
+  }
+
+  const apply: ButtonHandler = {
+    defer: (interaction, args) =>
+      importCodec.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
+    async run(interaction, args, context) {
+      const fields = ownerCheck(args, interaction.user.id);
+      const pending =
+        fields === undefined ? undefined : await context.state.get(STATE_KIND, fields.token, pendingSchema);
+      if (pending === undefined || pending.guildId !== interaction.guildId) {
+        return { kind: 'expired', text: EXPIRED_TEXT };
+      }
+      const settings = guildRecordOf(pending.settings);
+      const channels = targetChannels(interaction.guild);
+      const cursorOf = async (feed: FileFeed): Promise<number> => {
+        const site = context.sites.byId(feed.siteId);
+        if (site === undefined) return 0;
+        const client = context.registry.client(site);
+        const filters = { ...settings.filters, ...settings.channels?.[feed.channelId]?.filters };
+        const filterId = context.sites.filterFor(site, filters);
+        const call = { sf: 'id', sd: 'desc', perPage: 1, fresh: true } as const;
+        const age = isAgeRestrictedChannel(channels.get(feed.channelId));
+        const [matching, everything] = await Promise.all([
+          client
+            .searchImages({
+              ...call,
+              q: safeSearchQuery(feed.query, age),
+              ...(filterId === undefined ? {} : { filterId }),
+            })
+            // A query the board refuses still imports: the poller pauses that feed and says why.
+            .catch((error: unknown) => {
+              if (error instanceof BadQueryError) return undefined;
+              throw error;
+            }),
+          client.searchImages({ ...call, q: '*' }),
+        ]);
+        return Math.max(matching?.items[0]?.id ?? 0, everything.items[0]?.id ?? 0);
+      };
+      const result = await applyImport(
+        { records, feeds: deps.feeds },
+        {
+          guildId: pending.guildId,
+          memberId: interaction.user.id,
+          settings,
+          feeds: pending.feeds,
+          now: context.now(),
+          startingCursor: cursorOf,
+          ageRestricted: (id) => isAgeRestrictedChannel(channels.get(id)),
+        },
+      );
+      return textReply(
+        `Imported: this server's settings are now the file's, and it has ${result.feeds} feed${result.feeds === 1 ? '' : 's'}. See them with /settings show and /feed list.`,
+      );
+    },
+  };
+
+  const cancel: ButtonHandler = {
+    defer: (interaction, args) =>
+      importCodec.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
+    async run(interaction, args) {
+      ownerCheck(args, interaction.user.id);
+      return textReply('Import cancelled: nothing was changed.');
+    },
+  };
+
+  return {
+    export: exportSettings,
+    import: importSettings,
+    buttons: { [importCodec.key('apply')]: apply, [importCodec.key('cancel')]: cancel },
+  };
+}

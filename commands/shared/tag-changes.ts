@@ -1,0 +1,145 @@
+/**
+ * Changing a layer's tag lists (a server's, a channel's, a member's): the names as typed, checked with the
+ * board for what is added (tag-lists.ts: aliases stored as their targets, unknown names refused with
+ * suggestions), then one change of the two lists of that layer, and the answer saying what happened.
+ *
+ * A tag is in at most one list of a layer: hiding a spoilered tag moves it to the hidden list, and the
+ * other way round; `unhide` takes a tag out of both.
+ */
+import type { Site } from '../../src/philomena/sites.js';
+import type { ClientRegistry } from '../../src/philomena/registry.js';
+import { neutraliseMentions, truncate } from '../../src/render/index.js';
+import { checkTagNames, mergeTagList, removeFromTagList, tagCheckNotes, TAG_LIST_MAX } from './tag-lists.js';
+import { UserFacingError } from '../../src/discord/failures.js';
+
+/** What can be done to a layer's lists. */
+export type TagListAction = 'hide' | 'unhide' | 'spoiler';
+
+/** A layer's two lists. */
+export interface LayerLists {
+  readonly hidden: readonly string[];
+  readonly spoilered: readonly string[];
+}
+
+/** Names as typed in a `tags:` option: separated by commas (no tag name holds one). */
+export function splitTagNames(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/** The names to add, as the board names them, and what the check has to say besides. */
+export interface CheckedNames {
+  readonly names: readonly string[];
+  readonly notes: readonly string[];
+}
+
+/**
+ * The names of `raw` as they will be stored: checked with `site`'s board (each board call through the
+ * client: cache, coalescing, budget). Refuses, with the check's notes, when not one name is a tag.
+ */
+export async function checkedNames(
+  raw: string,
+  site: Site,
+  deps: { readonly registry: ClientRegistry; readonly ageRestricted: boolean },
+): Promise<CheckedNames> {
+  const given = splitTagNames(raw);
+  if (given.length === 0) {
+    throw new UserFacingError('tags.none-given', 'Give one or more tag names, separated by commas.');
+  }
+  const check = await checkTagNames(deps.registry.client(site), given, { ageRestricted: deps.ageRestricted });
+  const notes = tagCheckNotes(check);
+  const names = check.accepted.map((tag) => tag.name);
+  if (names.length === 0) {
+    throw new UserFacingError(
+      'tags.none-accepted',
+      ['Nothing was changed: none of those is a tag.', ...notes].join('\n'),
+      { params: { notes: notes.length } },
+    );
+  }
+  return { names, notes };
+}
+
+/** A layer's lists after `action`, and the names it changed or found already so. */
+export interface ListsChange {
+  readonly lists: LayerLists;
+  readonly changed: readonly string[];
+  readonly unchanged: readonly string[];
+}
+
+/**
+ * `lists` after `action` on `names`. Throws the `tags.list-full` UserFacingError, changing nothing, when a
+ * list would hold more than TAG_LIST_MAX tags.
+ */
+export function changeLists(lists: LayerLists, action: TagListAction, names: readonly string[]): ListsChange {
+  if (action === 'unhide') {
+    const hidden = removeFromTagList(lists.hidden, names);
+    const spoilered = removeFromTagList(lists.spoilered, names);
+    const changed = [...new Set([...hidden.changed, ...spoilered.changed])];
+    return {
+      lists: { hidden: hidden.list, spoilered: spoilered.list },
+      changed,
+      unchanged: hidden.unchanged.filter((name) => !changed.includes(name)),
+    };
+  }
+  const hiding = action === 'hide';
+  const added = mergeTagList(hiding ? lists.hidden : lists.spoilered, names, TAG_LIST_MAX);
+  // A tag moved from the other list counts as changed.
+  const moved = removeFromTagList(hiding ? lists.spoilered : lists.hidden, names);
+  const changed = [...new Set([...added.changed, ...moved.changed])];
+  return {
+    lists: hiding
+      ? { hidden: added.list, spoilered: moved.list }
+      : { hidden: moved.list, spoilered: added.list },
+    changed,
+    unchanged: added.unchanged.filter((name) => !changed.includes(name)),
+  };
+}
+
+/** Tag names in `code`, each cut short, joined; "and N more" past `max` characters. */
+export function tagNamesLine(names: readonly string[], max = 900): string {
+  const out: string[] = [];
+  let length = 0;
+  for (const [index, name] of names.entries()) {
+    const code = `\`${neutraliseMentions(truncate(name, 60).replaceAll('`', 'ˋ'))}\``;
+    if (length + code.length + 2 > max) {
+      out.push(`and ${names.length - index} more`);
+      break;
+    }
+    out.push(code);
+    length += code.length + 2;
+  }
+  return out.join(', ');
+}
+
+const DONE: Readonly<Record<TagListAction, string>> = {
+  hide: 'Hidden',
+  spoiler: 'Behind a spoiler',
+  unhide: 'No longer hidden or spoilered',
+};
+const ALREADY: Readonly<Record<TagListAction, string>> = {
+  hide: 'Already hidden',
+  spoiler: 'Already behind a spoiler',
+  unhide: 'Not in the lists',
+};
+
+/** What the answer to a change says: what changed where, what already was, the sizes, the check's notes. */
+export function listsChangeText(
+  change: ListsChange,
+  action: TagListAction,
+  where: string,
+  notes: readonly string[] = [],
+): string {
+  const lines: string[] = [];
+  lines.push(
+    change.changed.length === 0
+      ? `Nothing was changed ${where}.`
+      : `${DONE[action]} ${where}: ${tagNamesLine(change.changed)}.`,
+  );
+  if (change.unchanged.length > 0) lines.push(`${ALREADY[action]}: ${tagNamesLine(change.unchanged, 400)}.`);
+  lines.push(
+    `Now ${change.lists.hidden.length} hidden and ${change.lists.spoilered.length} spoilered (at most ${TAG_LIST_MAX} each).`,
+  );
+  return [...lines, ...notes].join('\n');
+}

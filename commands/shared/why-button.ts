@@ -1,0 +1,69 @@
+/**
+ * The "Why?" button of a card a rule hides (issue 20 §2): it tells the member who pressed it, privately,
+ * which layer hides the image for them here and, for the server's, the channel's and their own lists,
+ * which tag. The floor's tags are not named: what it keeps out is said by what it is for. The answer is
+ * worked out again at the press, for the presser, in the channel as it is now (a member's own list is
+ * theirs; a rule may have changed since the card was made), from the image as the board has it (cached).
+ */
+import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js';
+import { z } from 'zod';
+import type { Reply } from '../../src/discord/contract.js';
+import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
+import { UserFacingError } from '../../src/discord/failures.js';
+import type { Site } from '../../src/philomena/sites.js';
+import { hidingRule, type TagRule } from '../../src/render/content-rules.js';
+import type { ButtonHandler } from './context.js';
+import { tagNamesLine } from './tag-changes.js';
+import { textReply } from './text-reply.js';
+
+const whyCodec = buttonCodec<'rule', { readonly site: string; readonly imageId: number }>({
+  namespace: 'why',
+  schema: z.tuple([segment.siteCode, segment.imageId]).transform(([site, imageId]) => ({ site, imageId })),
+  write: ({ site, imageId }) => [site, imageId],
+});
+
+export function whyButton(site: Site, imageId: number, label = 'Why?'): APIButtonComponent {
+  return {
+    type: ComponentType.Button,
+    style: ButtonStyle.Secondary,
+    label,
+    custom_id: whyCodec.encode('rule', { site: siteCode(site), imageId }),
+  };
+}
+
+/** What the presser reads about `rule`. */
+export function whyText(rule: TagRule | undefined, imageId: number): string {
+  if (rule === undefined) {
+    return `Nothing hides image ${imageId} for you here now: the rules may have changed since this card was made. \`/image ${imageId}\` shows it as it is now.`;
+  }
+  const tag = tagNamesLine([rule.tag], 120);
+  switch (rule.layer) {
+    case 'floor':
+      return "The bot's own rules hide this image everywhere, age-restricted channels included: they keep out what Discord does not allow anywhere. No server or member setting can lift them.";
+    case 'server':
+      return `This server's rules hide it: the tag ${tag} is on the server's hidden list. Members who may change the settings can review it with \`/settings show\`.`;
+    case 'channel':
+      return `This channel's rules hide it: the tag ${tag} is on this channel's hidden list, on top of the server's. Members who may change the settings can review it with \`/settings show channel:\`.`;
+    case 'member':
+      return `Your own list hides it: the tag ${tag}. \`/me unhide tags:\` takes it out; it hides nothing from anyone else.`;
+  }
+}
+
+export const whyButtons: Readonly<Record<string, ButtonHandler>> = {
+  [whyCodec.key('rule')]: {
+    defer: () => 'ephemeral',
+    async run(_interaction, args, context): Promise<Reply> {
+      const fields = whyCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
+      if (fields === undefined) throw new UserFacingError('button.gone', 'This button no longer works.');
+      const { site, imageId } = fields;
+      const view = context.view.forSite(site);
+      const image = await context.registry
+        .client(site)
+        .image(imageId, view.filterId === undefined ? {} : { filterId: view.filterId });
+      if (image.kind !== 'image') {
+        return textReply(`Image ${imageId} is no longer on ${site.name}.`);
+      }
+      return textReply(whyText(hidingRule(image.tags, view.rules), imageId));
+    },
+  },
+};
