@@ -27,12 +27,11 @@ import {
 } from '../shared/context.js';
 import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
-import { normaliseTagName } from '../../src/render/content-rules.js';
 import {
   changeLists,
   checkedNames,
-  splitTagNames,
   tagNamesLine,
+  unhideNames,
   type ListsChange,
 } from '../shared/tag-changes.js';
 import { TAG_LIST_MAX } from '../shared/tag-lists.js';
@@ -160,13 +159,17 @@ async function forget(
 function ownTags(action: 'hide' | 'unhide'): Subcommand {
   return async (interaction, context, members) => {
     const raw = interaction.options.getString('tags', true);
+    const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted };
+    // Unhiding by an alias (or another spelling) removes the tag it was stored as.
     const checked =
       action === 'unhide'
-        ? { names: splitTagNames(raw).map(normaliseTagName), notes: [] }
-        : await checkedNames(raw, context.view.site, {
-            registry: context.registry,
-            ageRestricted: context.view.ageRestricted,
-          });
+        ? await unhideNames(
+            raw,
+            { hidden: (await members.get(interaction.user.id)).hiddenTags, spoilered: [] },
+            context.view.site,
+            deps,
+          )
+        : await checkedNames(raw, context.view.site, deps);
     let change: ListsChange | undefined;
     await members.updateHiddenTags(interaction.user.id, (current) => {
       change = changeLists({ hidden: current, spoilered: [] }, action, checked.names);

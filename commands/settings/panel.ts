@@ -81,7 +81,7 @@ function row(
 }
 
 /** The panel for `scope`, drawn from `record` as stored; `status` says what the last change did. */
-export function panelBody(
+function panelBody(
   record: GuildSettingsRecord,
   scope: Scope,
   context: Pick<CommandContext, 'sites'>,
@@ -99,6 +99,15 @@ export function panelBody(
     ...(scope.kind === 'channel' ? [{ label: "The server's site", value: SERVER_SITE_CHOICE }] : []),
     ...siteChoices(sites.defaultSite).map((choice) => ({ label: choice.name, value: choice.value })),
   ].slice(0, 25);
+  // The bot's default site is offered as DEFAULT_SITE_CHOICE when it is not a known site, so a stored
+  // id of it (a channel's own) is shown as that choice.
+  const siteId = scope.kind === 'channel' ? own.siteId : (record.siteId ?? sites.defaultSite.id);
+  const pickedSite =
+    siteId === undefined
+      ? SERVER_SITE_CHOICE
+      : siteOptions.some((option) => option.value === siteId)
+        ? siteId
+        : DEFAULT_SITE_CHOICE;
   const references =
     scope.kind === 'server'
       ? record.imageReferences !== false
@@ -148,14 +157,7 @@ export function panelBody(
             type: ComponentType.StringSelect,
             custom_id: id('site', scope),
             placeholder: 'Site',
-            options: siteOptions.map((option) => ({
-              ...option,
-              default:
-                scope.kind === 'channel' && own.siteId === undefined
-                  ? option.value === SERVER_SITE_CHOICE
-                  : option.value ===
-                    (scope.kind === 'channel' ? own.siteId : (record.siteId ?? DEFAULT_SITE_CHOICE)),
-            })),
+            options: siteOptions.map((option) => ({ ...option, default: option.value === pickedSite })),
           },
         ]),
         row(toggles),
@@ -307,7 +309,7 @@ export const panelButtons: Readonly<Record<string, ButtonHandler>> = {
       const { scope } = decoded(args);
       if (scope.kind !== 'channel') throw new UserFacingError('button.gone', 'This button no longer works.');
       await context.settings.update(guildId, (current) => withoutChannel(current, scope.channelId));
-      return redraw(context, guildId, scope, `${whereText(scope)}: back to the server's settings.`);
+      return redraw(context, guildId, scope, `In <#${scope.channelId}>: back to the server's settings.`);
     },
   },
   [scopeCodec.key('reset')]: {

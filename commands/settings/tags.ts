@@ -8,13 +8,12 @@
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import { normaliseTagName } from '../../src/render/content-rules.js';
 import type { CommandContext } from '../shared/context.js';
 import {
   changeLists,
   checkedNames,
   listsChangeText,
-  splitTagNames,
+  unhideNames,
   type ListsChange,
   type TagListAction,
 } from '../shared/tag-changes.js';
@@ -56,13 +55,11 @@ export async function changeScopeTags(
 ): Promise<Reply> {
   const record = await context.settings.get(guildId);
   const site = siteOf(record, scope, context.sites);
+  const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted };
   const checked =
     action === 'unhide'
-      ? { names: splitTagNames(raw).map(normaliseTagName), notes: [] }
-      : await checkedNames(raw, site, {
-          registry: context.registry,
-          ageRestricted: context.view.ageRestricted,
-        });
+      ? await unhideNames(raw, listsOf(record, scope), site, deps)
+      : await checkedNames(raw, site, deps);
   if (checked.names.length === 0) {
     throw new UserFacingError('tags.none-given', 'Give one or more tag names, separated by commas.');
   }

@@ -247,7 +247,9 @@ export function createGuildSettings(deps: GuildSettingsDeps): GuildSettings {
       // No key at all for what is at its default, as before: the record reads the same either way.
       await records.update(keyOf(guildId), (raw) => {
         next = change(parse(guildId, raw));
-        if (Object.keys(next.channels ?? {}).length > CHANNEL_SETTINGS_MAX) {
+        // Counted as stored: a channel left with nothing set (an unhide, site back to the server's) is
+        // not one of the channels with settings of their own.
+        if (Object.keys(compactChannels(next.channels)).length > CHANNEL_SETTINGS_MAX) {
           throw new UserFacingError(
             'settings.too-many-channels',
             `At most ${CHANNEL_SETTINGS_MAX} channels can have settings of their own. Reset one first (/settings channel reset:True).`,

@@ -168,8 +168,8 @@ export function safeSearchQuery(query: string, ageRestricted = false): string {
 /**
  * The query the board gets for a search in `view`: `safeSearchQuery`, and the community's hidden tags left
  * out (`-"tag"` terms, bounded: content-rules.ts `queryExclusions`), so pages stay full. With exclusions
- * the member's query goes in brackets in every channel (an `OR` must not swallow them), made literal where
- * its brackets could escape, as outside age-restricted channels.
+ * the member's query goes last, in brackets in every channel (an `OR` must not swallow them), made literal
+ * where its brackets could escape, as outside age-restricted channels.
  */
 export function boardQuery(
   query: string,
@@ -178,9 +178,10 @@ export function boardQuery(
   const excluded = queryExclusions(view.rules);
   if (excluded.length === 0) return safeSearchQuery(query, view.ageRestricted);
   const trimmed = query.trim();
-  const parts: string[] = [];
-  if (trimmed !== '') parts.push(`(${bracketsAreSafe(trimmed) ? trimmed : literal(trimmed)})`);
-  if (!view.ageRestricted) parts.push('safe');
+  // `safe` and the exclusions come first: a quote the member left open can only run to the end of the
+  // query, never over a term of ours (`bracketsAreSafe` lets such a query through when it has no brackets).
+  const parts: string[] = view.ageRestricted ? [] : ['safe'];
   for (const tag of excluded) parts.push(`-${quoteTag(tag)}`);
+  if (trimmed !== '') parts.push(`(${bracketsAreSafe(trimmed) ? trimmed : literal(trimmed)})`);
   return parts.join(', ');
 }

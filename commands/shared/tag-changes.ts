@@ -11,6 +11,7 @@ import type { ClientRegistry } from '../../src/philomena/registry.js';
 import { neutraliseMentions, truncate } from '../../src/render/index.js';
 import { checkTagNames, mergeTagList, removeFromTagList, tagCheckNotes, TAG_LIST_MAX } from './tag-lists.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { normaliseTagName } from '../../src/render/content-rules.js';
 
 /** What can be done to a layer's lists. */
 export type TagListAction = 'hide' | 'unhide' | 'spoiler';
@@ -22,7 +23,7 @@ export interface LayerLists {
 }
 
 /** Names as typed in a `tags:` option: separated by commas (no tag name holds one). */
-export function splitTagNames(raw: string): string[] {
+function splitTagNames(raw: string): string[] {
   return raw
     .split(',')
     .map((name) => name.trim())
@@ -59,6 +60,33 @@ export async function checkedNames(
     );
   }
   return { names, notes };
+}
+
+/**
+ * The names of `raw` to take out of `lists`, as they are stored: a name in the lists as given, else the tag
+ * the board stores it as (an alias was stored as its target, so `gory` takes out `gore`). Only names in
+ * neither list are looked up, so a tag the board no longer knows can still be taken out; when the board
+ * cannot answer, those names are left as given (taking out is never refused for the board's sake).
+ */
+export async function unhideNames(
+  raw: string,
+  lists: LayerLists,
+  site: Site,
+  deps: { readonly registry: ClientRegistry; readonly ageRestricted: boolean },
+): Promise<CheckedNames> {
+  const given = splitTagNames(raw).map(normaliseTagName);
+  const present = new Set([...lists.hidden, ...lists.spoilered].map(normaliseTagName));
+  const missing = given.filter((name) => !present.has(name));
+  if (missing.length === 0) return { names: given, notes: [] };
+  const check = await checkTagNames(deps.registry.client(site), missing, {
+    ageRestricted: deps.ageRestricted,
+  }).catch(() => undefined);
+  if (check === undefined) return { names: given, notes: [] };
+  const stored = new Map<string, string>();
+  for (const tag of check.accepted) for (const via of tag.via) stored.set(via.given, tag.name);
+  // What the answer says of the names followed; names the board does not know are in "Not in the lists".
+  const notes = tagCheckNotes({ ...check, unknown: [], refused: [] });
+  return { names: [...new Set(given.map((name) => stored.get(name) ?? name))], notes };
 }
 
 /** A layer's lists after `action`, and the names it changed or found already so. */

@@ -306,9 +306,11 @@ export interface UnfurlDeps {
    * own filter applies. Rejects when they cannot be read (the unfurl is then skipped).
    */
   readonly members?: {
-    get(
-      userId: string,
-    ): Promise<{ readonly unfurl: boolean; readonly filters: Readonly<Record<string, number>> }>;
+    get(userId: string): Promise<{
+      readonly unfurl: boolean;
+      readonly filters: Readonly<Record<string, number>>;
+      readonly hiddenTags?: readonly string[];
+    }>;
   };
   /** Told of each image a rule in layers hid or spoilered (metrics). */
   readonly observe?: ContentRules['observe'];
@@ -365,6 +367,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     if (links.length === 0) return undefined;
     const logger = deps.logger.child({ messageId: message.id, guildId: message.guildId, unfurl: true });
     let memberFilters: Readonly<Record<string, number>> | undefined;
+    let memberHidden: readonly string[] = [];
     if (deps.members !== undefined) {
       try {
         const author = await deps.members.get(message.author.id);
@@ -373,6 +376,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
           return undefined;
         }
         memberFilters = author.filters;
+        memberHidden = author.hiddenTags ?? [];
       } catch (error) {
         // Fail closed: the author may have asked not to be unfurled.
         logger.warn({ err: error }, "unfurl skipped: the author's own settings could not be read");
@@ -382,9 +386,11 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     }
     let view: View;
     try {
-      // In a DM no server decides: the author's own filter applies. The author's hidden tags do not: the
-      // reply is for everyone in the channel, and the author can turn their unfurls off instead.
-      const own = message.guildId === null && memberFilters !== undefined ? { memberFilters } : {};
+      // In a DM no server decides and nobody else reads the reply: the author's own filter and hidden
+      // tags apply. In a server they do not: the reply is for everyone in the channel, and the author can
+      // turn their unfurls off instead.
+      const own =
+        message.guildId === null && memberFilters !== undefined ? { memberFilters, memberHidden } : {};
       view = await resolveView(
         { guildId: message.guildId, channel: message.channel, ...own },
         {

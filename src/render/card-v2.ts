@@ -218,8 +218,16 @@ function splitDescription(card: ImageCard): { notice: string; description: strin
     return { notice: noted ? ruleNotice : '', description: rest };
   }
   if (card.gate === 'processing') {
-    if (!text.startsWith(PROCESSING_NOTICE)) return { notice: '', description: text };
-    return { notice: PROCESSING_NOTICE, description: text.slice(PROCESSING_NOTICE.length).trim() };
+    // A spoiler rule's reason comes before the processing notice: both are notices, not board text.
+    const ruleNotice = card.ruleNotice ?? '';
+    const noted = ruleNotice !== '' && text.startsWith(ruleNotice);
+    const rest = noted ? text.slice(ruleNotice.length).trim() : text;
+    const reason = noted ? [ruleNotice] : [];
+    if (!rest.startsWith(PROCESSING_NOTICE)) return { notice: reason.join(''), description: rest };
+    return {
+      notice: [...reason, PROCESSING_NOTICE].join('\n\n'),
+      description: rest.slice(PROCESSING_NOTICE.length).trim(),
+    };
   }
   // Pictured behind a native spoiler here, which the embed form never does.
   if (card.media?.spoiler === true && text.endsWith(SPOILER_NOTICE_END)) {

@@ -268,12 +268,13 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     rating,
     ...statFields(image),
   ];
-  if (video !== null && !processing) fields.push({ name: 'Video', value: bareUrl(video) });
+  // In a spoiler channel (or under a spoilered rule) the embed keeps no picture: it cannot spoiler one.
+  const withheld = !processing && (picture !== null || video !== null) && channelSpoiler;
+  // Nor the video's own link, which opens it unspoilered (the V2 form drops it too; Reveal shows it).
+  if (video !== null && !processing && !channelSpoiler) fields.push({ name: 'Video', value: bareUrl(video) });
   const tags = tagsField(image);
   if (tags) fields.push(tags);
   const embed: APIEmbed = { ...base, fields };
-  // In a spoiler channel the embed keeps no picture: it cannot spoiler one.
-  const withheld = !processing && picture !== null && channelSpoiler;
   if (!processing && picture !== null && !withheld) embed.image = { url: picture };
 
   const ruleNotice = spoilerRule === undefined ? '' : spoileredNotice(spoilerRule);

@@ -79,13 +79,15 @@ function exampleParts(
   const found = showable ? pictureOf(example, ctx.site).picture : null;
   // An embed cannot spoiler a picture: a spoiler channel's, or one a server's or channel's own spoilered
   // tag covers, stays behind the link.
-  const ruled = ctx.rules !== undefined && spoileringRule(example.tags, ctx.rules) !== undefined;
-  const withheld = found !== null && (ctx.spoilerChannel === true || ruled);
+  const spoilerRule = ctx.rules === undefined ? undefined : spoileringRule(example.tags, ctx.rules);
+  const withheld = found !== null && (ctx.spoilerChannel === true || spoilerRule !== undefined);
+  // Whose rules they are: the channel's list sits on top of the server's.
+  const whose = spoilerRule?.layer === 'channel' ? "this channel's" : "this server's";
   const picture = withheld ? null : found;
   // Like every card, the example credits its artists and shows its sources, picture or not.
   const value = [
     withheld
-      ? `${link} (${ruled ? "spoilered by this server's rules" : 'a spoiler channel'}: its picture is behind the link)`
+      ? `${link} (${spoilerRule !== undefined ? `spoilered by ${whose} rules` : 'a spoiler channel'}: its picture is behind the link)`
       : picture === null
         ? `${link} (not shown here)`
         : link,

@@ -139,3 +139,23 @@ describe('where a member filter applies (makeView)', () => {
     expect(view({})).toBe(9);
   });
 });
+
+describe('/me hide and unhide', () => {
+  it('GIVEN /me hide by an alias THEN its tag is kept AND /me unhide by the alias takes that tag out', async () => {
+    const hidden = textOf(await run(me('hide', { tags: 'gory, safe' })));
+    expect(hidden).toMatch(/Hidden from what you ask for: `gore`, `safe`/);
+    expect(hidden).toMatch(/`gory` is an alias: stored as `gore`/);
+    const show = textOf(await run(me('show')));
+    expect(show).toMatch(/Your hidden tags \(2\)/);
+    const unhidden = textOf(await run(me('unhide', { tags: 'Gory' })));
+    expect(unhidden).toMatch(/No longer hidden: `gore`/);
+    expect(textOf(await run(me('show')))).toMatch(/Your hidden tags \(1\).*`safe`/s);
+    await run(me('forget'));
+  });
+
+  it('GIVEN a name that is no tag THEN refused with the check’s word AND nothing kept', async () => {
+    const error = await failure(me('hide', { tags: 'definitely not a tag anywhere' }));
+    expect(error.id).toBe('tags.none-accepted');
+    expect(textOf(await run(me('show')))).toMatch(/Your hidden tags: none/);
+  });
+});
