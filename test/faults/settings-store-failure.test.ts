@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FILTER_IDS, IDS } from '../fakes/philomena/index.js';
 import { boardCalls, setServerFilter } from '../support/board.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { customIds } from '../support/messages.js';
 
 const READ_TEXT = "Could not read this server's settings right now. Try again in a moment.";
 const RESET_TEXT = "Could not reset this server's settings right now. Try again in a moment.";
@@ -198,9 +199,14 @@ describe('/settings reset when the delete fails (review L13)', () => {
       if (isSettingsKey(key)) throw new Error('SQLITE_READONLY: attempt to write a readonly database');
       return remove.call(map, key);
     });
-    const reply = await h.discord
+    const asked = await h.discord
       .sendCommand({ name: 'settings', subcommand: 'reset', channel: 'plain', userId: owner(h) })
       .finalReply();
+    const confirm = customIds(asked).find((id) => id.startsWith('set:reset-yes'));
+    expect(confirm).toBeDefined();
+    // The press is deferred as an update of the question; the failure is told privately beside it.
+    const press = h.discord.sendButton({ customId: confirm ?? '', message: asked, userId: owner(h) });
+    const reply = await h.discord.waitFor(() => press.followUps()[0]);
     expect(reply.content).toBe(RESET_TEXT);
     expect(reply.content).not.toMatch(/Settings reset/);
     expect(await h.store.get(`settings:guild:${h.discord.guild.id}`)).toMatchObject({

@@ -16,6 +16,7 @@ import { safeSearchQuery } from '../../commands/shared/safety.js';
 import { SORTS } from '../../commands/search/codec.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';
+import { customIds } from '../support/messages.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 import { FILTER_IDS, IDS, parseQuery, type RecordedRequest } from '../fakes/philomena/index.js';
 import { hostileText, hostileTextUpTo, wellFormed } from './arbitraries.js';
@@ -378,8 +379,8 @@ describe('/settings filter_id', () => {
               expectParams(request, []);
             }
           }
-          // A filter that was set must not leak into the other properties' runs.
-          await h.discord
+          // A filter that was set must not leak into the other properties' runs (reset asks first).
+          const asked = await h.discord
             .sendCommand({
               name: 'settings',
               subcommand: 'reset',
@@ -387,6 +388,12 @@ describe('/settings filter_id', () => {
               userId: h.discord.guild.ownerId,
             })
             .finalReply();
+          const confirm = customIds(asked).find((id) => id.startsWith('set:reset-yes'));
+          if (confirm !== undefined) {
+            await h.discord
+              .sendButton({ customId: confirm, message: asked, userId: h.discord.guild.ownerId })
+              .finalReply();
+          }
         },
       ),
       { numRuns: 20 },
