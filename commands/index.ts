@@ -26,6 +26,7 @@ import { reverseCommand } from './reverse/reverse.js';
 import { searchCommand } from './search/search.js';
 import { createSettingsCommand, type SettingsCommandOptions } from './settings/settings.js';
 import { createSettingsTransfer } from './settings/transfer.js';
+import { localiseCommands } from './shared/command-locales.js';
 import type { Command, CommandContext } from './shared/context.js';
 import { attachmentHosts, createDownloader, type Download } from './shared/download.js';
 import { createGuildSettings } from './shared/guild-settings.js';
@@ -55,7 +56,7 @@ export function allCommands(
     readonly transfer?: SettingsCommandOptions['transfer'];
   } = {},
 ): readonly Command[] {
-  return [
+  return localiseCommands([
     imageCommand,
     searchCommand,
     tagCommand,
@@ -73,7 +74,7 @@ export function allCommands(
       ...(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
       ...(options.members === undefined ? {} : { members: options.members }),
     }),
-  ];
+  ]);
 }
 
 const notConfigured = (): Promise<never> =>

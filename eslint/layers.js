@@ -3,7 +3,9 @@
  * and checked against the layer of the importing file:
  *
  * - the Philomena library (src/philomena) imports nothing outside its folder, not even package.json;
- * - renderers (src/render) import only themselves and the library (no app file: they stay pure);
+ * - renderers (src/render) import only themselves, the library and the catalogues (no app file: they
+ *   stay pure);
+ * - the catalogues (src/i18n: the bot's words in every language) import nothing of the bot;
  * - the runtime (src/discord) never imports a feature (commands/), a Redis adapter, the app's config
  *   (src/config.ts: it takes its own options) or the store (src/store: features reach it through ports);
  * - a feature (commands/<feature>) imports no other feature, only commands/shared; commands/shared imports
@@ -52,6 +54,7 @@ function layerOf(file) {
   const rel = relativeOf(file);
   if (rel.startsWith('src/philomena/')) return { name: 'library' };
   if (rel.startsWith('src/render/')) return { name: 'render' };
+  if (rel.startsWith('src/i18n/')) return { name: 'i18n' };
   if (rel.startsWith('src/discord/')) return { name: 'runtime' };
   if (rel.startsWith('src/redis/')) return { name: 'redis' };
   if (OPS.some((folder) => rel.startsWith(folder))) return { name: 'ops' };
@@ -75,8 +78,11 @@ function refusal(from, to, target) {
     return 'the product imports no script, bench or test';
   switch (from.name) {
     case 'render':
-      if (to.name !== 'render' && to.name !== 'library')
-        return 'renderers import only renderers and the library';
+      if (to.name !== 'render' && to.name !== 'library' && to.name !== 'i18n')
+        return 'renderers import only renderers, the library and the catalogues (src/i18n)';
+      return undefined;
+    case 'i18n':
+      if (to.name !== 'i18n') return 'the catalogues (src/i18n) import nothing of the bot';
       return undefined;
     case 'runtime':
       if (FEATURE_CODE.includes(to.name)) return 'the runtime never imports a feature';

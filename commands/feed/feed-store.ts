@@ -45,6 +45,11 @@ export interface Feed {
    * feed). Whoever posts reads the channel itself before every post. Unknown counts as not.
    */
   readonly ageRestricted?: boolean | undefined;
+  /**
+   * A thread's parent channel, whose own settings (filter, tags) the thread follows; absent for a channel
+   * (and for feeds made before it was kept: whoever posts reads the channel and fills it in).
+   */
+  readonly parentId?: string | undefined;
 }
 
 const pauseSchema = z.object({
@@ -65,6 +70,10 @@ const feedSchema = z.object({
   lastPostAt: z.number().optional(),
   paused: pauseSchema.optional(),
   ageRestricted: z.boolean().optional(),
+  parentId: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .optional(),
 });
 
 const guildRecordSchema = z.object({ feeds: z.array(feedSchema).default([]) });

@@ -201,6 +201,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
         {
           guildId,
           channelId: channel.id,
+          ...(channel.isThread() && channel.parentId !== null ? { parentId: channel.parentId } : {}),
           siteId: site.id,
           query,
           createdBy: interaction.user.id,

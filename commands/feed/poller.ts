@@ -299,7 +299,8 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         due.push({
           feed,
           site,
-          filterId: filterIn(record, feed.channelId, site, sites),
+          // A thread follows its parent channel's own settings.
+          filterId: filterIn(record, feed.parentId ?? feed.channelId, site, sites),
           ageRestricted,
           sent: safeSearchQuery(feed.query, ageRestricted),
         });

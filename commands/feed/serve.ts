@@ -108,6 +108,8 @@ type Facts =
       readonly ok: true;
       readonly spoilerChannel: boolean;
       readonly record: GuildSettingsRecord;
+      /** The channel whose own settings apply: the feed's, or its thread's parent. */
+      readonly settingsChannel: string;
     }
   | { readonly ok: false };
 
@@ -138,9 +140,17 @@ export function createFeedServer(deps: FeedServerDeps) {
       await feeds.update(stored.guildId, stored.id, (current) => ({ ...current, ageRestricted }));
       return { ok: false };
     }
+    // A thread follows its parent channel's own settings (filter, tags). The poller groups by the parent
+    // it knows: one it did not know yet is remembered for it, and this post goes on with the parent's
+    // rules (a filter of the parent's own ends the round below, and the next one groups right).
+    const parentId = channel.parentId ?? undefined;
+    if (parentId !== stored.parentId) {
+      await feeds.update(stored.guildId, stored.id, (current) => ({ ...current, parentId }));
+    }
+    const settingsChannel = parentId ?? stored.channelId;
     const record = await settings.get(stored.guildId);
-    if (filterIn(record, stored.channelId, item.site, sites) !== item.filterId) return { ok: false };
-    return { ok: true, spoilerChannel: isSpoilerChannel(channel), record };
+    if (filterIn(record, settingsChannel, item.site, sites) !== item.filterId) return { ok: false };
+    return { ok: true, spoilerChannel: isSpoilerChannel(channel), record, settingsChannel };
   }
 
   function settled(image: VisibleImage, at: number, ageRestricted: boolean): boolean {
@@ -182,7 +192,7 @@ export function createFeedServer(deps: FeedServerDeps) {
       guildFilters: facts.record.filters,
       sites,
       layers: {
-        ...layersOf(facts.record, stored.channelId),
+        ...layersOf(facts.record, facts.settingsChannel),
         ...(deps.observe === undefined ? {} : { observe: deps.observe }),
       },
     });

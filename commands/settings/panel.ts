@@ -373,7 +373,7 @@ export const panelModals: Readonly<Record<string, ModalHandler>> = {
     async run(interaction, args, context) {
       const guildId = settingsGuildOf(interaction);
       const { scope, extra } = decoded(args);
-      if (!isFormKind(extra)) throw new UserFacingError('button.gone', 'This form no longer works.');
+      if (!isFormKind(extra)) throw new UserFacingError('form.gone', 'This form no longer works.');
       const value = interaction.fields.getTextInputValue('value').trim();
       if (extra === 'filter') {
         const filterId = /^\d{1,12}$/.test(value) ? Number(value) : 0;

@@ -140,7 +140,7 @@ export function readTransferFile(bytes: Uint8Array, feedsMax: number): TransferF
     return new UserFacingError(
       'settings.import.invalid',
       `That settings file cannot be imported: ${where} is wrong (${what}). Nothing was changed.`,
-      { params: { path: where } },
+      { params: { path: where, what } },
     );
   }
   const { exportedAt, server, settings, feeds } = parsed.data;

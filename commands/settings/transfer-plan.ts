@@ -24,8 +24,10 @@ export interface ImportPlan {
 }
 
 export interface ImportTarget {
-  /** The server's channels that can hold settings or feeds (text-like channels, forums, media). */
+  /** The server's channels that can hold settings (text-like channels, forums, media; not threads). */
   readonly channelIds: ReadonlySet<string>;
+  /** The server's channels a feed can post into (as `/feed add` allows: threads included, forums not). */
+  readonly feedChannelIds: ReadonlySet<string>;
   readonly knownSite: (siteId: string) => boolean;
 }
 
@@ -61,7 +63,7 @@ export function planImport(file: TransferFile, target: ImportTarget): ImportPlan
     ...(Object.keys(channels).length > 0 ? { channels } : {}),
   };
   const feeds = file.feeds.filter((feed) => {
-    if (!target.channelIds.has(feed.channelId)) droppedChannels.add(feed.channelId);
+    if (!target.feedChannelIds.has(feed.channelId)) droppedChannels.add(feed.channelId);
     else if (site(feed.siteId) !== undefined) return true;
     return false;
   });

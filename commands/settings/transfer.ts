@@ -16,6 +16,7 @@ import {
   ComponentType,
   type ChatInputCommandInteraction,
   type Guild,
+  type GuildBasedChannel,
 } from 'discord.js';
 import type Keyv from 'keyv';
 import { z } from 'zod';
@@ -23,7 +24,7 @@ import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { buttonCodec, segment } from '../../src/discord/custom-id.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { BadQueryError, SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
-import { escapeMarkdown, truncate } from '../../src/render/index.js';
+import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
 import { recordStoreOf, type RecordStore } from '../../src/store/index.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import { readAll } from '../shared/download.js';
@@ -38,6 +39,7 @@ import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
 import { textReply } from '../shared/text-reply.js';
 import { exportFile, readTransferFile, TRANSFER_FILE_MAX_BYTES, type FileFeed } from './transfer-file.js';
 import { planImport, previewText } from './transfer-plan.js';
+import { settingsGuildOf } from './scope.js';
 
 type Subcommand = (
   interaction: Incoming<ChatInputCommandInteraction>,
@@ -113,8 +115,8 @@ const pendingSchema = z.object({
   feeds: z.array(fileFeedSchema),
 });
 
-/** Channels that can hold settings and feeds: text-like channels, forums and media (threads follow their parent). */
-const TARGET_TYPES: ReadonlySet<ChannelType> = new Set([
+/** Channels that can hold settings of their own (threads follow their parent). */
+const SETTINGS_TYPES: ReadonlySet<ChannelType> = new Set([
   ChannelType.GuildText,
   ChannelType.GuildAnnouncement,
   ChannelType.GuildForum,
@@ -123,12 +125,29 @@ const TARGET_TYPES: ReadonlySet<ChannelType> = new Set([
   ChannelType.GuildStageVoice,
 ]);
 
+/** Channels a feed can post into: what `/feed add` accepts (commands/feed/feed.ts), threads included. */
+const FEED_TYPES: ReadonlySet<ChannelType> = new Set([
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+  ChannelType.AnnouncementThread,
+  ChannelType.GuildVoice,
+]);
+
+const THREADS: ReadonlySet<ChannelType> = new Set([
+  ChannelType.PublicThread,
+  ChannelType.PrivateThread,
+  ChannelType.AnnouncementThread,
+]);
+
 function targetChannels(
   guild: Guild | null,
-): Map<string, { readonly type: ChannelType; readonly nsfw?: boolean }> {
-  const out = new Map<string, { readonly type: ChannelType; readonly nsfw?: boolean }>();
+  types: ReadonlySet<ChannelType>,
+): Map<string, GuildBasedChannel> {
+  const out = new Map<string, GuildBasedChannel>();
   for (const channel of guild?.channels.cache.values() ?? []) {
-    if (TARGET_TYPES.has(channel.type)) out.set(channel.id, channel);
+    if (types.has(channel.type)) out.set(channel.id, channel);
   }
   return out;
 }
@@ -267,9 +286,9 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
   const importSettings: Subcommand = async (interaction, context, guildId) => {
     const file = readTransferFile(await readUpload(interaction, context), deps.perServer);
     if (file instanceof UserFacingError) throw file;
-    const channels = targetChannels(interaction.guild);
     const plan = planImport(file, {
-      channelIds: new Set(channels.keys()),
+      channelIds: new Set(targetChannels(interaction.guild, SETTINGS_TYPES).keys()),
+      feedChannelIds: new Set(targetChannels(interaction.guild, FEED_TYPES).keys()),
       knownSite: (id) => context.sites.byId(id) !== undefined,
     });
     const now = {
@@ -291,7 +310,7 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
     return {
       kind: 'message',
       body: {
-        content: head + previewText(plan, now, siteName),
+        content: truncateMarkdown(head + previewText(plan, now, siteName), MESSAGE_CONTENT_MAX),
         embeds: [],
         components: [
           {
@@ -333,18 +352,25 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
       importCodec.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
     async run(interaction, args, context) {
       const fields = ownerCheck(args, interaction.user.id);
+      // Permissions can change in the 15 minutes a preview waits: the press is checked as every control is.
+      settingsGuildOf(interaction);
       const pending =
         fields === undefined ? undefined : await context.state.get(STATE_KIND, fields.token, pendingSchema);
       if (pending === undefined || pending.guildId !== interaction.guildId) {
         return { kind: 'expired', text: EXPIRED_TEXT };
       }
       const settings = guildRecordOf(pending.settings);
-      const channels = targetChannels(interaction.guild);
+      const channels = targetChannels(interaction.guild, FEED_TYPES);
       const cursorOf = async (feed: FileFeed): Promise<number> => {
         const site = context.sites.byId(feed.siteId);
         if (site === undefined) return 0;
         const client = context.registry.client(site);
-        const filters = { ...settings.filters, ...settings.channels?.[feed.channelId]?.filters };
+        // A thread follows its parent channel's own filter.
+        const channel = channels.get(feed.channelId);
+        const parentId = channel !== undefined && 'parentId' in channel ? channel.parentId : null;
+        const owner =
+          channel !== undefined && THREADS.has(channel.type) && parentId !== null ? parentId : feed.channelId;
+        const filters = { ...settings.filters, ...settings.channels?.[owner]?.filters };
         const filterId = context.sites.filterFor(site, filters);
         const call = { sf: 'id', sd: 'desc', perPage: 1, fresh: true } as const;
         const age = isAgeRestrictedChannel(channels.get(feed.channelId));

@@ -63,7 +63,7 @@ export async function usableFilter(id: number, site: Site, context: CommandConte
       throw new UserFacingError(
         'settings.filter-not-public',
         `${escapeMarkdown(site.name)} has no public filter ${id}. If it is your own private filter, ${MAKE_IT_PUBLIC} and try again, or pick a system or public filter.`,
-        { params: { site: site.name, filter: id } },
+        { params: { site: escapeMarkdown(site.name), filter: id } },
       );
     }
     throw error;

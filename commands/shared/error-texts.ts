@@ -2,7 +2,9 @@
  * The one place that turns a feature's failure into what a member reads: short, ephemeral, nothing
  * internal. Board text (a query error) is escaped so it can neither format nor ping. Unexpected errors get
  * a generic line and are logged by the runtime with context. Each text comes with its identifier (and the
- * values it is built from), listed in USER_ERROR_IDS.
+ * values it is built from), listed in USER_ERROR_IDS, and is written in the member's language: the
+ * catalogues (`locales/<locale>.json`) hold `error.<id>` for every identifier, with the params as
+ * placeholders; the English text here is what English-speaking members read, byte for byte.
  */
 import {
   BadQueryError,
@@ -18,6 +20,7 @@ import {
 import { escapeMarkdown } from '../../src/render/index.js';
 import {
   GENERIC_FAILURE_TEXT,
+  inLocale,
   RUNTIME_ERROR_IDS,
   runtimeErrorText,
   type UserErrorText,
@@ -28,8 +31,9 @@ const SERVER_MESSAGE_MAX = 300;
 /**
  * Every identifier a member's error text is filed under, one per distinct message (the runtime's own, the
  * library's failures as read here, and each feature's `UserFacingError`s). Metrics count by them only, and
- * the message catalogues of localisation will be keyed on them; a test holds them unique and label-safe
- * and checks each identifier a `new UserFacingError` in the sources names is listed here.
+ * the message catalogues are keyed on them (`error.<id>`); a test holds them unique and label-safe and
+ * checks each identifier a `new UserFacingError` in the sources names is listed here, and another that
+ * every shipped language has each one's key with the params as its placeholders.
  */
 export const USER_ERROR_IDS = [
   ...Object.values(RUNTIME_ERROR_IDS),
@@ -149,7 +153,12 @@ function busy(retryAfterMs: number | undefined): UserErrorText {
   };
 }
 
-export function userErrorText(error: unknown): UserErrorText {
+/** What the member reads of `error`, in the language of `locale` (their interaction's; English without). */
+export function userErrorText(error: unknown, locale?: string | null): UserErrorText {
+  return inLocale(englishErrorText(error), locale);
+}
+
+function englishErrorText(error: unknown): UserErrorText {
   if (error instanceof SettingsUnavailableError)
     return { ...SETTINGS_UNAVAILABLE[error.operation], expected: false };
   if (!isPhilomenaError(error)) return runtimeErrorText(error);

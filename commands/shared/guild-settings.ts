@@ -26,6 +26,7 @@ import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js'
 import type { Logger } from '../../src/logger.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { recordStoreOf } from '../../src/store/index.js';
+import { normaliseTagName } from '../../src/render/content-rules.js';
 import { TAG_LIST_MAX } from './tag-lists.js';
 
 /** What one channel sets for itself; whatever is absent is the server's (threads follow their parent). */
@@ -91,7 +92,15 @@ export interface GuildSettings {
 }
 
 const filtersSchema = z.record(z.string().max(100), z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
-const tagListSchema = z.array(z.string().min(1).max(STORED_TAG_MAX)).max(TAG_LIST_MAX);
+/**
+ * A list as cards compare it: names as the board writes them (lowercase, one space), each once. What the
+ * commands store already is; an imported file written by hand may not be, and a name kept any other way
+ * would look hidden in /settings show and hide nothing.
+ */
+const tagListSchema = z
+  .array(z.string().min(1).max(STORED_TAG_MAX))
+  .max(TAG_LIST_MAX)
+  .transform((names) => [...new Set(names.map(normaliseTagName).filter((name) => name !== ''))]);
 
 const channelSchema = z.object({
   siteId: z.string().max(100).optional(),

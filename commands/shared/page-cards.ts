@@ -30,7 +30,7 @@ import {
   truncateMarkdown,
   type ImageCard,
 } from '../../src/render/index.js';
-import { boardQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
+import { boardQuery, safeSearchQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
 import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
 
@@ -109,7 +109,9 @@ export async function searchCard(
     filterContext(client, view.filterId, logger),
   ]);
   const first = page.items[0];
-  const link = `${view.site.baseUrl}/search?q=${encodeURIComponent(sent)}`;
+  // The link shows the search without the hidden tags left out of it: the lists are named only privately
+  // (Why?), and a member's own list is nobody else's business.
+  const link = `${view.site.baseUrl}/search?q=${encodeURIComponent(safeSearchQuery(query, view.ageRestricted))}`;
   const shown = `\`${truncate(query, 100).replace(/`/g, "'")}\``;
   const total = page.total.toLocaleString('en-US');
   // In <...>: Discord's own preview of a board page is not the bot's to show (it ignores the rating rule).
@@ -148,7 +150,8 @@ export async function commentCards(
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
   const comment = await client.comment(commentId);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
-  const shown = wordsAboutImageMayShow(card.gate);
+  // Words about an image a spoiler rule covers stay out too: the picture is behind a spoiler.
+  const shown = wordsAboutImageMayShow(card.gate) && card.ruleNotice === undefined;
   const embed: APIEmbed = {
     title: truncate(`Comment by ${neutraliseMentions(comment.author)} on image ${comment.image_id}`, 256),
     url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
@@ -242,7 +245,7 @@ export async function galleryCards(
       ? Promise.resolve(undefined)
       : showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined),
   ]);
-  const coverShown = wordsAboutImageMayShow(cover?.card.gate);
+  const coverShown = wordsAboutImageMayShow(cover?.card.gate) && cover?.card.ruleNotice === undefined;
   const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
   const lines = [
     `by **${neutraliseMentions(escapeInline(gallery.creator ?? 'someone'))}**${count === undefined ? '' : ` · ${count.toLocaleString('en-US')} image${count === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`}`,

@@ -56,7 +56,8 @@ export async function checkedNames(
     throw new UserFacingError(
       'tags.none-accepted',
       ['Nothing was changed: none of those is a tag.', ...notes].join('\n'),
-      { params: { notes: notes.length } },
+      // The notes whole (one a line): a translation puts them after its own sentence.
+      { params: { notes: notes.join('\n') } },
     );
   }
   return { names, notes };

@@ -155,6 +155,21 @@ interface TargetCard {
   readonly line?: string;
 }
 
+/**
+ * The button under a card: Reveal where it can be revealed, Why? where a rule hides it (naming the image
+ * when one reply holds several cards), else none.
+ */
+function cardButton(
+  card: { readonly revealable: boolean; readonly gate: Gate },
+  site: Site,
+  imageId: number,
+  many: boolean,
+): APIButtonComponent | undefined {
+  if (card.revealable) return revealButton(site, imageId, many ? `Reveal ${imageId}` : 'Reveal');
+  if (card.gate === 'rule-hidden') return whyButton(site, imageId, many ? `Why? (${imageId})` : 'Why?');
+  return undefined;
+}
+
 async function cardOf(
   target: Target,
   view: View,
@@ -171,11 +186,7 @@ async function cardOf(
     return {
       card: {
         embed: card.embed,
-        reveal: card.revealable
-          ? revealButton(link.site, id, many ? `Reveal ${id}` : 'Reveal')
-          : card.gate === 'rule-hidden'
-            ? whyButton(link.site, id, many ? `Why? (${id})` : 'Why?')
-            : undefined,
+        reveal: cardButton(card, link.site, id, many),
         image: { card, site: link.site, imageId: id },
       },
       gate: card.gate,
@@ -192,10 +203,7 @@ async function cardOf(
     case 'gallery': {
       const found = await galleryCards(client, page.galleryId, here, logger);
       const cover = found.cover;
-      const reveal =
-        cover !== undefined && cover.card.revealable
-          ? revealButton(link.site, cover.imageId, many ? `Reveal ${cover.imageId}` : 'Reveal')
-          : undefined;
+      const reveal = cover === undefined ? undefined : cardButton(cover.card, link.site, cover.imageId, many);
       return {
         card: { embed: found.embed, reveal },
         ...(cover === undefined ? {} : { extra: { embed: cover.card.embed }, gate: cover.card.gate }),
@@ -203,9 +211,7 @@ async function cardOf(
     }
     case 'comment': {
       const found = await commentCards(client, page.commentId, here, logger);
-      const reveal = found.image.revealable
-        ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
-        : undefined;
+      const reveal = cardButton(found.image, link.site, found.imageId, many);
       return {
         card: { embed: found.embeds[0] ?? found.image.embed, reveal },
         extra: { embed: found.image.embed },
@@ -215,9 +221,7 @@ async function cardOf(
     case 'search': {
       const found = await searchCard(client, page.query, here, logger);
       if (found.card === undefined || found.imageId === undefined) return { line: found.line };
-      const reveal = found.card.revealable
-        ? revealButton(link.site, found.imageId, many ? `Reveal ${found.imageId}` : 'Reveal')
-        : undefined;
+      const reveal = cardButton(found.card, link.site, found.imageId, many);
       return { card: { embed: found.card.embed, reveal }, gate: found.card.gate, line: found.line };
     }
   }

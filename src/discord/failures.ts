@@ -1,11 +1,12 @@
 /**
- * Failures as the runtime sees them: a `UserFacingError` is shown as written, under its identifier (what
- * metrics count and localisation will key on; the full list is commands/shared/error-texts.ts
+ * Failures as the runtime sees them: a `UserFacingError` is shown as written (in English; in the member's
+ * language through the catalogue key `error.<id>`), under its identifier (what metrics count by; the full list is commands/shared/error-texts.ts
  * `USER_ERROR_IDS`); a failed Discord REST call is classified (a dead token is never used again); anything
  * else gets a generic line. What the features' own failures (the board's, the settings store's) read like
  * is theirs to say: the runtime takes a `describeError` from the composition root.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
+import { shippedTranslator, SOURCE_LOCALE, type Translator } from '../i18n/index.js';
 
 /**
  * Values a message is built from (a number of seconds, a site's name), kept apart from its English text so
@@ -35,7 +36,8 @@ export function isLabelSafeId(id: string): boolean {
 
 /**
  * A failure whose message is meant for the member as written (bad input the command detected), under a
- * stable identifier (`id`) that later localisation keys its texts on and metrics count by.
+ * stable identifier (`id`) that metrics count by and the catalogues key its translations on (`error.<id>`,
+ * whose placeholders are the names in `params`).
  */
 export class UserFacingError extends Error {
   readonly id: string;
@@ -58,6 +60,8 @@ export const RUNTIME_ERROR_IDS = {
   /** A Discord REST call failed: nothing the member did. */
   discordRefused: 'discord.refused',
   buttonGone: 'button.gone',
+  /** A modal submit nobody handles (the form's own words: "button" would be wrong). */
+  formGone: 'form.gone',
   commandUnknown: 'command.unknown',
   guildOnly: 'precondition.guild-only',
   memberPermissions: 'precondition.member-permissions',
@@ -103,11 +107,57 @@ export function discordFailureOf(error: unknown): DiscordFailure | undefined {
 
 export const GENERIC_FAILURE_TEXT = 'Something went wrong. Please try again later.';
 
-/** Turns a failure into what the member reads; the runtime's own part of it. */
-export type DescribeError = (error: unknown) => UserErrorText;
+/**
+ * Turns a failure into what the member reads, in the language of `locale` (the interaction's
+ * `interaction.locale`: they asked, the words are theirs); English without one.
+ */
+export type DescribeError = (error: unknown, locale?: string | null) => UserErrorText;
+
+/** The catalogue key of an error's text: `error.<id>` (locales/<locale>.json). */
+export function errorKey(id: string): string {
+  return `error.${id}`;
+}
+
+/**
+ * What a message's placeholders get beyond the error's own params. A wait (`seconds`) reads as seconds up to
+ * two minutes and as whole minutes from there on; a message cannot divide, so it gets `minutes` too (0 while
+ * seconds are shown) and chooses with `{minutes, plural, =0 {...} one {...} other {...}}`.
+ */
+export function messageParams(params: UserErrorParams | undefined): UserErrorParams {
+  const seconds = params?.['seconds'];
+  if (typeof seconds !== 'number') return params ?? {};
+  return { ...params, minutes: seconds >= 120 ? Math.ceil(seconds / 60) : 0 };
+}
+
+/**
+ * `described` with its text in `locale`'s language (the catalogue's `error.<id>`, filled with its params).
+ * English stays the error's own text, byte for byte; so does any language when the catalogue has no key
+ * for the id (a new error someone has not put in the catalogue yet) or the translation cannot be filled
+ * (a placeholder the error does not carry): an error must always reach the member.
+ */
+export function inLocale(
+  described: UserErrorText,
+  locale: string | null | undefined,
+  translator?: Translator,
+): UserErrorText {
+  if (locale === undefined || locale === null) return described;
+  translator ??= shippedTranslator();
+  if (translator.resolve(locale) === SOURCE_LOCALE) return described;
+  const key = errorKey(described.id);
+  if (!translator.has(key)) return described;
+  try {
+    return { ...described, text: translator.t(locale, key, messageParams(described.params)) };
+  } catch {
+    return described;
+  }
+}
 
 /** The runtime's reading of a failure: shown as written, Discord's refusal, or unknown (a bug). */
-export function runtimeErrorText(error: unknown): UserErrorText {
+export function runtimeErrorText(error: unknown, locale?: string | null): UserErrorText {
+  return inLocale(englishRuntimeErrorText(error), locale);
+}
+
+function englishRuntimeErrorText(error: unknown): UserErrorText {
   if (error instanceof UserFacingError) {
     const { id, params, message: text } = error;
     return params === undefined ? { id, text, expected: true } : { id, params, text, expected: true };

@@ -274,7 +274,7 @@ export function createOutbox(options: {
         logDeadToken(logger, failure, ack);
         return;
       }
-      const { text, expected } = describeError(error);
+      const { text, expected } = describeError(error, interaction.locale);
       if (failure !== undefined) {
         logger.warn(
           { err: error, discordCode: failure.code, discordStatus: failure.status, ack },

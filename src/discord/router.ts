@@ -221,10 +221,9 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     const handler = decoded === undefined ? undefined : table.get(decoded.key);
     if (decoded === undefined || handler === undefined) {
       logger.info({ customId: interaction.customId }, 'component not handled here');
-      const gone = new UserFacingError(
-        RUNTIME_ERROR_IDS.buttonGone,
-        interaction.isModalSubmit() ? 'This form no longer works.' : 'This button no longer works.',
-      );
+      const gone = interaction.isModalSubmit()
+        ? new UserFacingError(RUNTIME_ERROR_IDS.formGone, 'This form no longer works.')
+        : new UserFacingError(RUNTIME_ERROR_IDS.buttonGone, 'This button no longer works.');
       await outbox.answerError(interaction, 'none', gone, logger);
       watched.failed(gone);
       return;

@@ -89,6 +89,36 @@ describe('feeds', () => {
   });
 });
 
+describe('feeds in a thread', () => {
+  it('GIVEN a feed posting into a thread of a channel with its own hidden tag THEN the thread follows its parent: the image is not posted, others are', async () => {
+    const thread = h.discord.guild.channels.threadInPlain;
+    h.booru.addImage({ tags: ['safe', 'zq thread parent hidden'] });
+    await settingsTags(h, 'hide', 'zq thread parent hidden', 'plain');
+    const added = await h.discord
+      .sendCommand({
+        name: 'feed',
+        subcommand: 'add',
+        options: { query: 'zq rules', channel: thread },
+        channel: 'plain',
+        userId: owner(),
+      })
+      .finalReply();
+    expect(added.content).toMatch(/^Feed `[a-z0-9]+` added/);
+    const hidden = addRuleImage(h, 'zq thread parent hidden');
+    const open = addRuleImage(h, 'zq thread open');
+    const before = posts(thread).length;
+    // The first round may only learn the thread's parent; the next posts.
+    for (let round = 0; round < 3; round += 1) {
+      h.botClock.advance(61_000);
+      await h.pollFeeds();
+    }
+    const text = JSON.stringify(posts(thread).slice(before));
+    expect(text).toContain(`/images/${open.id}`);
+    expect(text).not.toContain(`/images/${hidden.id}`);
+    expectNothingOf(text, hidden, 'feed');
+  });
+});
+
 describe("the floor under a channel's own Everything filter", () => {
   it('GIVEN /settings channel filter_id:Everything on the age-restricted channel THEN its searches use it, AND the floor still hides there and in its thread', async () => {
     const set = await h.discord

@@ -4,6 +4,7 @@
  * apply leaves every record as it was.
  */
 import fc from 'fast-check';
+import { normaliseTagName } from '../../../src/render/content-rules.js';
 import Keyv from 'keyv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyImport } from '../../../commands/settings/transfer.js';
@@ -29,7 +30,14 @@ const PER_SERVER = 10;
 
 const siteId = fc.constantFrom(...SITES);
 const filters = fc.dictionary(siteId, fc.integer({ min: 1, max: 1_000_000 }), { maxKeys: 3 });
-const tags = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 30 }), { maxLength: 6 });
+/** Lists as the bot keeps them: names as the board writes them (what every command stores). */
+const tags = fc.uniqueArray(
+  fc
+    .string({ minLength: 1, maxLength: 30 })
+    .map(normaliseTagName)
+    .filter((name) => name !== ''),
+  { maxLength: 6 },
+);
 const channelSettings: fc.Arbitrary<ChannelSettingsRecord> = fc.record(
   {
     siteId,
@@ -52,7 +60,8 @@ const record: fc.Arbitrary<GuildSettingsRecord> = fc
   })
   .map(({ referencesOff, ...rest }) => (referencesOff ? { ...rest, imageReferences: false as const } : rest));
 const feed = fc.record({
-  channelId: fc.constantFrom(...CHANNELS),
+  // Channels a feed can post into (as /feed add allows): not the forum (CHANNELS[3]); a thread too.
+  channelId: fc.constantFrom(...CHANNELS.filter((_, i) => i !== 3), '300000000000000009'),
   siteId,
   query: fc.string({ minLength: 1, maxLength: 40 }).filter((q) => q.trim() === q && q !== ''),
   paused: fc.boolean(),
@@ -240,7 +249,11 @@ describe('a store failing in the middle of an apply', () => {
             PER_SERVER,
           );
           if (file instanceof UserFacingError) throw file;
-          const plan = planImport(file, { channelIds: new Set(CHANNELS), knownSite: () => true });
+          const plan = planImport(file, {
+            channelIds: new Set(CHANNELS),
+            feedChannelIds: new Set(CHANNELS),
+            knownSite: () => true,
+          });
           const error = await applyImport(
             { records: recordStoreOf(store), feeds: bed.feeds },
             {

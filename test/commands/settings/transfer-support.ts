@@ -3,7 +3,13 @@
  * button state over a given keyv, a download that hands over the bytes a test chose, a board whose newest
  * image is NEWEST, and interactions of a server with the channels a test chose.
  */
-import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction } from 'discord.js';
+import {
+  ChannelType,
+  PermissionFlagsBits,
+  PermissionsBitField,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+} from 'discord.js';
 import type Keyv from 'keyv';
 import { expect } from 'vitest';
 import { z } from 'zod';
@@ -79,6 +85,7 @@ export function transferBed(store: Keyv, options: { readonly perServer?: number 
       user: { id: MEMBER },
       guildId: GUILD,
       guild,
+      memberPermissions: new PermissionsBitField(PermissionFlagsBits.ManageGuild),
       options: {
         getAttachment: () => ({
           url: 'https://cdn.discordapp.com/attachments/1/2/settings.json',
@@ -89,7 +96,12 @@ export function transferBed(store: Keyv, options: { readonly perServer?: number 
   }
 
   function click(member = MEMBER): Incoming<ButtonInteraction> {
-    return { user: { id: member }, guildId: GUILD, guild } as unknown as Incoming<ButtonInteraction>;
+    return {
+      user: { id: member },
+      guildId: GUILD,
+      guild,
+      memberPermissions: new PermissionsBitField(PermissionFlagsBits.ManageGuild),
+    } as unknown as Incoming<ButtonInteraction>;
   }
 
   /** Presses the button of `reply` labelled `label`, as `member`: its deferral and what it answers. */

@@ -161,6 +161,7 @@ describe('reading a settings file', () => {
 describe('planning an import', () => {
   const target = {
     channelIds: new Set(CHANNELS),
+    feedChannelIds: new Set(CHANNELS),
     knownSite: (id: string) => ['derpibooru', 'furbooru'].includes(id),
   };
 

@@ -6,7 +6,13 @@
  * real client (a fresh one per case, so no cache carries one case's board into the next).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commentCards, galleryCards, tagCardEmbed, topicCard } from '../../../commands/shared/page-cards.js';
+import {
+  commentCards,
+  galleryCards,
+  searchCard,
+  tagCardEmbed,
+  topicCard,
+} from '../../../commands/shared/page-cards.js';
 import { createSiteDirectory } from '../../../commands/shared/site-directory.js';
 import { makeView, type View } from '../../../commands/shared/view.js';
 import { createLogger } from '../../../src/logger.js';
@@ -197,5 +203,36 @@ describe('tag cards', () => {
     expect(spoiler.image).toBeUndefined();
     expect(spoiler.thumbnail).toBeUndefined();
     expect(JSON.stringify(spoiler.fields)).toMatch(/spoiler channel/);
+  });
+});
+
+describe('page cards under the community’s rules', () => {
+  function ruled(): View {
+    const sites = createSiteDirectory({ defaultSite: site, defaultFilterId: FILTER_IDS.everything });
+    return makeView({
+      site,
+      guildId: '1',
+      ageRestricted: false,
+      guildFilters: {},
+      sites,
+      layers: { server: { spoilered: ['book'] }, memberHidden: ['zq private taste'] },
+    });
+  }
+
+  it('GIVEN a search link and a member’s own hidden tag THEN the board query leaves it out AND the public line does not name it', async () => {
+    const from = booru.requests.length;
+    const found = await searchCard(client(), 'twilight sparkle', ruled(), logger);
+    const sent = booru.requests.slice(from).find((r) => r.path.endsWith('/search/images'));
+    expect(sent?.query.get('q')).toContain('-"zq private taste"');
+    expect(found.line).not.toContain('private');
+    expect(decodeURIComponent(found.line)).toContain('(twilight sparkle), safe');
+  });
+
+  it('GIVEN a gallery whose cover a spoiler rule covers THEN its title and description stay out, as for a spoilered cover', async () => {
+    const { embed, cover } = await galleryCards(client(), GALLERY_IDS.owner, ruled(), logger);
+    expect(cover?.card.gate).toBe('full');
+    expect(cover?.card.ruleNotice).toMatch(/Behind a spoiler/);
+    expect(embed.title).toBe(`Gallery ${GALLERY_IDS.owner}`);
+    expect(JSON.stringify(embed)).not.toMatch(/Bot owner favourites|Images for/);
   });
 });

@@ -6,6 +6,7 @@
 import { DiscordError, invalidForm, isRecord, type Handler, type RestContext } from '../rest-context.js';
 import type { StoredCommand } from '../state.js';
 import { schemaIssues, type Issue } from '../validate.js';
+import { isChatName, localizationIssues } from '../command-localizations.js';
 
 function commandIssues(command: unknown, index: number | undefined): Issue[] {
   const prefix = index === undefined ? [] : [index];
@@ -13,12 +14,7 @@ function commandIssues(command: unknown, index: number | undefined): Issue[] {
   if (!isRecord(command)) return issues;
   const type = command['type'] ?? 1;
   const name = command['name'];
-  if (
-    type === 1 &&
-    (typeof name !== 'string' ||
-      !/^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u.test(name) ||
-      name !== name.toLowerCase())
-  ) {
+  if (type === 1 && !isChatName(name)) {
     issues.push({
       path: [...prefix, 'name'],
       code: 'APPLICATION_COMMAND_INVALID_NAME',
@@ -35,11 +31,7 @@ function commandIssues(command: unknown, index: number | undefined): Issue[] {
     options.forEach((option, i) => {
       if (!isRecord(option)) return;
       const optionName = option['name'];
-      if (
-        typeof optionName !== 'string' ||
-        !/^[-_'\p{L}\p{N}]{1,32}$/u.test(optionName) ||
-        optionName !== optionName.toLowerCase()
-      ) {
+      if (!isChatName(optionName)) {
         issues.push({
           path: [...path, i, 'name'],
           code: 'APPLICATION_COMMAND_INVALID_NAME',
@@ -82,6 +74,7 @@ function commandIssues(command: unknown, index: number | undefined): Issue[] {
     });
   };
   checkOptions(command['options'], [...prefix, 'options']);
+  issues.push(...localizationIssues(command, prefix));
   return issues;
 }
 
