@@ -184,6 +184,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     channel,
   ) => ({
     logger: interactionLogger,
+    locale: interaction.locale,
     view: await resolveView(
       { guildId: interaction.guildId, channel, ...(await ownLayers(interaction, interactionLogger)) },
       viewDeps,

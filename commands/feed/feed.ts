@@ -25,13 +25,23 @@ import { UserFacingError } from '../../src/discord/failures.js';
 import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { BadQueryError } from '../../src/philomena/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { escapeInline, truncate } from '../../src/render/index.js';
+import { shippedTranslator, type Translator } from '../../src/i18n/index.js';
+import { truncate } from '../../src/render/index.js';
 import { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { textReply } from '../shared/text-reply.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
-import { FeedLimitError, type Feed, type FeedStore, type PauseReason } from './feed-store.js';
+import { FeedLimitError, type Feed, type FeedStore } from './feed-store.js';
+import {
+  addedText,
+  alreadyRunningText,
+  listText,
+  pausedText,
+  removedText,
+  resumedText,
+  type FeedSpeaker,
+} from './feed-text.js';
 
 export interface FeedCommandOptions {
   readonly feeds: FeedStore;
@@ -39,6 +49,8 @@ export interface FeedCommandOptions {
   readonly perServer: number;
   /** How often feeds are polled (FEED_INTERVAL), to tell the admin. */
   readonly intervalMs: number;
+  /** The answers' words (feed-text.ts); the shipped catalogues unless a test gives others. */
+  readonly translator?: Translator;
 }
 
 /** Channels a feed can post into. */
@@ -51,23 +63,6 @@ const POSTABLE = [
   ChannelType.GuildVoice,
 ] as const;
 
-const PAUSE_TEXT: Readonly<Record<PauseReason, string>> = {
-  admin: 'paused by an admin',
-  'channel-missing': 'paused: the channel is gone',
-  forbidden: 'paused: the bot may not post there',
-  'query-rejected': 'paused: the site refused the query',
-};
-
-/** A query shown inside `code`: backticks cannot close it early. */
-function codeOf(query: string, max = 200): string {
-  return `\`${truncate(query, max).replace(/`/g, "'")}\``;
-}
-
-function minutes(ms: number): string {
-  const m = Math.round(ms / 60_000);
-  return m === 1 ? 'minute' : `${m} minutes`;
-}
-
 type Subcommand = (
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
@@ -76,6 +71,10 @@ type Subcommand = (
 
 export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
   const { feeds, perServer, intervalMs } = options;
+  const speaker = (context: CommandContext): FeedSpeaker => ({
+    translator: options.translator ?? shippedTranslator(),
+    locale: context.locale,
+  });
 
   function siteOf(context: CommandContext, id: string | null): Site {
     if (id === null) return context.view.site;
@@ -221,59 +220,49 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       }
       throw error;
     }
-    const rule = ageRestricted
-      ? 'It is an age-restricted channel: every rating is posted.'
-      : 'It is not an age-restricted channel: only images rated safe are posted there.';
     return textReply(
-      [
-        `Feed \`${feed.id}\` added: new ${escapeInline(site.name)} images matching ${codeOf(query)} go to <#${channel.id}>, checked every ${minutes(intervalMs)}, from now on.`,
-        rule,
-      ].join('\n'),
+      addedText(speaker(context), {
+        id: feed.id,
+        siteName: site.name,
+        query,
+        channelId: channel.id,
+        intervalMs,
+        ageRestricted,
+      }),
     );
   };
 
   const list: Subcommand = async (_interaction, context, guildId) => {
     const all = await feeds.list(guildId);
-    if (all.length === 0) return textReply('This server has no feeds. Add one with /feed add.');
-    const lines = all.map((feed) => {
-      const site = context.sites.byId(feed.siteId);
-      const last =
-        feed.lastPostAt === undefined
-          ? 'nothing posted yet'
-          : `last post <t:${Math.floor(feed.lastPostAt / 1000)}:R>`;
-      const state =
-        feed.paused === undefined
-          ? 'running'
-          : `${PAUSE_TEXT[feed.paused.reason]}${feed.paused.reason === 'admin' ? '' : ` (${escapeInline(truncate(feed.paused.detail, 150))})`}`;
-      return `\`${feed.id}\` <#${feed.channelId}> · ${escapeInline(site?.name ?? feed.siteId)} · ${codeOf(feed.query, 120)} · ${last} · **${state}**`;
-    });
-    return textReply([`**Feeds of this server** (${all.length} of ${perServer}):`, ...lines].join('\n'));
+    const siteName = (id: string) => context.sites.byId(id)?.name ?? id;
+    return textReply(listText(speaker(context), all, perServer, siteName));
   };
 
-  const remove: Subcommand = async (interaction, _context, guildId) => {
+  const remove: Subcommand = async (interaction, context, guildId) => {
     const id = interaction.options.getString('feed', true);
     const removed = await feeds.remove(guildId, id.trim());
     if (removed === undefined)
       throw new UserFacingError('feed.no-such-feed', 'No such feed in this server: see /feed list.');
-    return textReply(`Feed \`${removed.id}\` removed: nothing more goes to <#${removed.channelId}> for it.`);
+    return textReply(removedText(speaker(context), removed.id, removed.channelId));
   };
 
   const pause: Subcommand = async (interaction, context, guildId) => {
     const feed = await feedOf(guildId, interaction.options.getString('feed', true));
+    // The stored detail is for the logs and the export: `/feed list` shows the admin reason in the reader's language.
     await feeds.update(guildId, feed.id, (current) => ({
       ...current,
       paused: { reason: 'admin', detail: 'paused by an admin', at: context.now() },
     }));
-    return textReply(`Feed \`${feed.id}\` paused. /feed resume starts it again from where it stopped.`);
+    return textReply(pausedText(speaker(context), feed.id));
   };
 
-  const resume: Subcommand = async (interaction, _context, guildId) => {
+  const resume: Subcommand = async (interaction, context, guildId) => {
     const feed = await feedOf(guildId, interaction.options.getString('feed', true));
-    if (feed.paused === undefined) return textReply(`Feed \`${feed.id}\` is running already.`);
+    if (feed.paused === undefined) return textReply(alreadyRunningText(speaker(context), feed.id));
     await feeds.update(guildId, feed.id, (current) => ({ ...current, paused: undefined }));
     // A server the bot had been removed from is polled again from now on.
     await feeds.reindex(guildId);
-    return textReply(`Feed \`${feed.id}\` resumed: what was uploaded meanwhile is posted at its next check.`);
+    return textReply(resumedText(speaker(context), feed.id));
   };
 
   const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = { add, list, remove, pause, resume };

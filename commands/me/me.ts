@@ -1,7 +1,8 @@
 /**
  * `/me`: a member's own settings (issue 20 §3), kept under their user id (member-settings.ts) and usable
  * everywhere the bot can be reached, installed to a server or to the member. Every answer is private: what
- * a member keeps for themselves is nobody else's business.
+ * a member keeps for themselves is nobody else's business, and each is in their own language (issue 21: the
+ * `me.` keys of locales/, through `context.locale`); board words and command names stay as written.
  *
  * - `/me unfurl enabled:` the member's own links are not unfurled anywhere while off;
  * - `/me filter filter_id:` (or `reset:`) a public or system board filter for the places no server decides
@@ -13,8 +14,10 @@
  *   they ask for everywhere and never to what other members see.
  */
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
+import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { shippedTranslator, type MessageParams, type Translator } from '../../src/i18n/index.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
 import { escapeMarkdown } from '../../src/render/index.js';
@@ -37,28 +40,28 @@ import {
 import { TAG_LIST_MAX } from '../shared/tag-lists.js';
 import { memberFacing, type MemberSettings, type MemberSettingsRecord } from './member-settings.js';
 
-/** Where a member's filter applies, said the same way in every answer. */
-const WHERE_FILTER_APPLIES =
-  'It applies to what you ask for in DMs, group DMs and servers without the bot; a server with the bot uses its own filter.';
+/** A message of the `me.` catalogue keys in the language of the member who asked (every answer is theirs). */
+type Say = (key: string, params?: MessageParams) => string;
 
 type Subcommand = (
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   members: MemberSettings,
+  say: Say,
 ) => Promise<Reply>;
+
+/** How long a search keeps its query for paging: as long as its buttons work. */
+const PAGING_MINUTES = STATE_TTL_MS / 60_000;
 
 async function unfurl(
   interaction: Incoming<ChatInputCommandInteraction>,
   _context: CommandContext,
   members: MemberSettings,
+  say: Say,
 ): Promise<Reply> {
   const on = interaction.options.getBoolean('enabled', true);
   await members.setUnfurl(interaction.user.id, on);
-  return textReply(
-    on
-      ? 'Links you post are unfurled again, wherever a server lets the bot unfurl.'
-      : 'Links you post are no longer unfurled: the bot leaves your messages alone, in every server and DM. Other members\u2019 links still unfurl. Turn it back on with `/me unfurl enabled:True`.',
-  );
+  return textReply(say(on ? 'me.unfurl.on' : 'me.unfurl.off'));
 }
 
 /** The site a `site:` choice names; the bot's own site when none was given. */
@@ -76,11 +79,13 @@ async function filter(
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   members: MemberSettings,
+  say: Say,
 ): Promise<Reply> {
   const site = chosenSite(interaction, context);
   const id = interaction.options.getInteger('filter_id');
   const reset = interaction.options.getBoolean('reset') === true;
   const siteName = escapeMarkdown(site.name);
+  const where = say('me.filter.where');
   if (id !== null && reset) {
     throw new UserFacingError(
       'me.filter-and-reset',
@@ -89,45 +94,40 @@ async function filter(
   }
   if (reset) {
     await members.setFilter(interaction.user.id, site.id, undefined);
-    return textReply(
-      `Your filter on ${siteName} is cleared: where no server decides, the bot's default filter applies again.`,
-    );
+    return textReply(say('me.filter.cleared', { site: siteName }));
   }
   if (id === null) {
     const own = (await members.get(interaction.user.id)).filters[site.id];
+    // A filter id is a name, not a quantity: a string, as the board's URL writes it, never "12,345".
     return textReply(
       own === undefined
-        ? `You have no filter of your own on ${siteName}. Set one with \`/me filter filter_id:\` (the number in the filter page URL). ${WHERE_FILTER_APPLIES}`
-        : `Your filter on ${siteName} is ${own}. ${WHERE_FILTER_APPLIES} Clear it with \`/me filter reset:True\`.`,
+        ? `${say('me.filter.none', { site: siteName })} ${where}`
+        : `${say('me.filter.current', { site: siteName, filter: String(own) })} ${where} ${say('me.filter.clear-hint')}`,
     );
   }
   const chosen = await usableFilter(id, site, context);
   await members.setFilter(interaction.user.id, site.id, chosen.id);
   const names = await filterTagNames(context.registry.client(site), chosen, context.logger);
   return textReply(
-    `Your filter on ${siteName} is set. ${WHERE_FILTER_APPLIES}\n${describeFilter(chosen, site, names)}`,
+    `${say('me.filter.set', { site: siteName })} ${where}\n${describeFilter(chosen, site, names)}`,
   );
 }
 
 /** Everything kept about the member, plainly, each with where it applies. */
-function describeMember(record: MemberSettingsRecord, sites: CommandContext['sites']): string {
+function describeMember(record: MemberSettingsRecord, sites: CommandContext['sites'], say: Say): string {
   const filters = Object.entries(record.filters).map(([siteId, filterId]) => {
     const name = sites.byId(siteId)?.name ?? siteId;
-    return `  • ${escapeMarkdown(name)}: filter ${filterId}`;
+    return say('me.show.filter-line', { site: escapeMarkdown(name), filter: String(filterId) });
   });
   const tags = record.hiddenTags.map((tag) => `\`${tag.replaceAll('`', "'")}\``);
   return [
-    'What the bot keeps about you (only you see this):',
-    record.unfurl
-      ? '• Unfurling of links you post: on (the default).'
-      : '• Unfurling of links you post: **off**: the bot unfurls none of your links, in any server or DM.',
-    filters.length === 0
-      ? "• Your filters: none; the bot's default applies where no server decides."
-      : `• Your filters, for DMs, group DMs and servers without the bot (a server with the bot uses its own):\n${filters.join('\n')}`,
-    '`/me forget` deletes all of it at once. Besides this, a search or reverse search you run keeps its query and your id for 15 minutes, so that only you can page through it; that goes by itself.',
+    say('me.show.title'),
+    say(record.unfurl ? 'me.show.unfurl-on' : 'me.show.unfurl-off'),
+    filters.length === 0 ? say('me.show.filters-none') : `${say('me.show.filters')}\n${filters.join('\n')}`,
+    say('me.show.forget', { minutes: PAGING_MINUTES }),
     tags.length === 0
-      ? '• Your hidden tags: none.'
-      : `• Your hidden tags (${tags.length}), hidden from what you ask for, wherever you ask: ${tags.join(', ')}`,
+      ? say('me.show.tags-none')
+      : say('me.show.tags', { count: tags.length, tags: tags.join(', ') }),
   ].join('\n');
 }
 
@@ -135,21 +135,21 @@ async function show(
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   members: MemberSettings,
+  say: Say,
 ): Promise<Reply> {
   const record = await members.get(interaction.user.id);
   // The hidden tags come last: a long list is what the 2,000 characters cut, never the rest.
-  return textReply(describeMember(record, context.sites));
+  return textReply(describeMember(record, context.sites, say));
 }
 
 async function forget(
   interaction: Incoming<ChatInputCommandInteraction>,
   _context: CommandContext,
   members: MemberSettings,
+  say: Say,
 ): Promise<Reply> {
   await members.forget(interaction.user.id);
-  return textReply(
-    'Deleted everything the bot kept about you (your unfurl choice, filters and hidden tags). You start again from the defaults.',
-  );
+  return textReply(say('me.forget.done'));
 }
 
 /**
@@ -157,7 +157,7 @@ async function forget(
  * (commands/index.ts). Names added are checked with the board of the place's site, as a server's are.
  */
 function ownTags(action: 'hide' | 'unhide'): Subcommand {
-  return async (interaction, context, members) => {
+  return async (interaction, context, members, say) => {
     const raw = interaction.options.getString('tags', true);
     const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted };
     // Unhiding by an alias (or another spelling) removes the tag it was stored as.
@@ -178,14 +178,12 @@ function ownTags(action: 'hide' | 'unhide'): Subcommand {
     if (change === undefined) throw new Error('the member settings update ran no change');
     const lines = [
       change.changed.length === 0
-        ? 'Nothing was changed.'
-        : `${action === 'hide' ? 'Hidden from what you ask for' : 'No longer hidden'}: ${tagNamesLine(change.changed)}.`,
+        ? say('me.tags.nothing-changed')
+        : say(`me.${action}.changed`, { tags: tagNamesLine(change.changed) }),
       ...(change.unchanged.length === 0
         ? []
-        : [
-            `${action === 'hide' ? 'Already hidden' : 'Not in your list'}: ${tagNamesLine(change.unchanged, 400)}.`,
-          ]),
-      `Your list holds ${change.lists.hidden.length} tags (at most ${TAG_LIST_MAX}). It applies to your commands and what they show you, everywhere; never to what other members see.`,
+        : [say(`me.${action}.unchanged`, { tags: tagNamesLine(change.unchanged, 400) })]),
+      say('me.tags.count', { count: change.lists.hidden.length, max: TAG_LIST_MAX }),
       ...checked.notes,
     ];
     return textReply(lines.join('\n'));
@@ -206,6 +204,8 @@ export interface MeCommandOptions {
   readonly members?: MemberSettings;
   /** The configured site (BOORU_URL): offered by name when it is not a known site. */
   readonly defaultSite?: Site;
+  /** The catalogues the answers come from: the shipped ones unless a test brings its own (the pseudo-locale). */
+  readonly translator?: Translator;
 }
 
 export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
@@ -282,7 +282,9 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
       const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
       if (run === undefined) throw new UserFacingError('me.unknown-subcommand', 'Unknown /me subcommand.');
       try {
-        return await run(interaction, context, members);
+        const translator = options.translator ?? shippedTranslator();
+        const say: Say = (key, params) => translator.t(context.locale, key, params);
+        return await run(interaction, context, members, say);
       } catch (error) {
         throw memberFacing(error);
       }

@@ -11,9 +11,10 @@ import { escapeMarkdown } from '../../src/render/index.js';
 import { filterTagNames, usableFilter } from '../shared/board-filters.js';
 import type { CommandContext } from '../shared/context.js';
 import type { ChannelSettingsRecord } from '../shared/guild-settings.js';
+import { sayIn } from '../shared/say.js';
 import { DEFAULT_SITE_CHOICE } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
-import { siteOf, whereText, withChannel, withoutChannel, type Scope } from './scope.js';
+import { siteOf, withChannel, withoutChannel, type Scope } from './scope.js';
 import { scopeOption } from './tags.js';
 import { describeScope } from './show.js';
 
@@ -67,19 +68,23 @@ export async function changeChannel(
       throw new UserFacingError('settings.unknown-site', 'That site is not supported.');
     site = chosen;
   }
+  const say = sayIn(context.locale);
   const lines: string[] = [];
   if (change.filterId !== undefined) {
     const filter = await usableFilter(change.filterId, site, context);
     const names = await filterTagNames(context.registry.client(site), filter, context.logger);
     lines.push(
-      `Filter for ${escapeMarkdown(site.name)} ${whereText(scope)}:`,
+      say('settings.channel.filter-heading', {
+        site: escapeMarkdown(site.name),
+        channel: `<#${scope.channelId}>`,
+      }),
       describeFilter(filter, site, names),
     );
   }
   const next = await context.settings.update(guildId, (current) =>
     withChannel(current, scope.channelId, (own) => applied(own, change, site.id)),
   );
-  return textReply([...describeScope(next, scope, context.sites), ...lines].join('\n'));
+  return textReply([...describeScope(next, scope, context.sites, say), ...lines].join('\n'));
 }
 
 /** `/settings channel`, once the runtime checked the member may change settings. */
@@ -95,12 +100,7 @@ export async function runChannelSubcommand(
   const { options } = interaction;
   if (options.getBoolean('reset') === true) {
     await context.settings.update(guildId, (current) => withoutChannel(current, scope.channelId));
-    return textReply(
-      `${whereText(scope)}: back to the server's settings (site, filter, unfurls, references and tags).`.replace(
-        /^in/,
-        'In',
-      ),
-    );
+    return textReply(sayIn(context.locale)('settings.channel.reset', { channel: `<#${scope.channelId}>` }));
   }
   const site = options.getString('site');
   const change: ChannelChange = {
@@ -122,7 +122,7 @@ export async function runChannelSubcommand(
   };
   if (Object.keys(change).length === 0) {
     const record = await context.settings.get(guildId);
-    return textReply(describeScope(record, scope, context.sites).join('\n'));
+    return textReply(describeScope(record, scope, context.sites, sayIn(context.locale)).join('\n'));
   }
   return changeChannel(context, guildId, scope, change);
 }

@@ -12,24 +12,24 @@
 import {
   ButtonStyle,
   ComponentType,
-  TextInputStyle,
   type APIActionRowComponent,
   type APIButtonComponent,
   type APIComponentInMessageActionRow,
   type APIMessageTopLevelComponent,
-  type APIModalInteractionResponseCallbackData,
 } from 'discord.js';
 import { z } from 'zod';
 import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
 import { buttonCodec, segment } from '../../src/discord/custom-id.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import { truncateMarkdown } from '../../src/render/index.js';
+import { truncate, truncateMarkdown } from '../../src/render/index.js';
 import type { ButtonHandler, CommandContext, ModalHandler, SelectHandler } from '../shared/context.js';
 import type { GuildSettingsRecord } from '../shared/guild-settings.js';
+import { sayIn, type Say } from '../shared/say.js';
 import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
 import type { TagListAction } from '../shared/tag-changes.js';
 import { TAG_PRESETS } from '../shared/tag-presets.js';
 import { changeChannel, SERVER_SITE_CHOICE } from './channel.js';
+import { form, type FormKind } from './panel-form.js';
 import { askReset } from './reset.js';
 import { setServerFilter } from './server-filter.js';
 import {
@@ -37,7 +37,6 @@ import {
   SERVER_SCOPE,
   SETTINGS_CHANNEL_TYPES,
   settingsGuildOf,
-  whereText,
   withoutChannel,
   type Scope,
 } from './scope.js';
@@ -46,9 +45,6 @@ import { addPreset, changeScopeTags } from './tags.js';
 
 type PanelAction =
   'open' | 'channel' | 'site' | 'refs' | 'unfurl' | 'preset' | 'form' | 'submit' | 'chreset' | 'reset';
-
-/** What a form asks for. */
-type FormKind = 'hide' | 'spoiler' | 'unhide' | 'filter';
 
 const SCOPE_SEGMENT = z.union([z.literal('s'), segment.snowflake]);
 
@@ -80,24 +76,36 @@ function row(
   return { type: ComponentType.ActionRow, components };
 }
 
-/** The panel for `scope`, drawn from `record` as stored; `status` says what the last change did. */
-function panelBody(
+/**
+ * The panel for `scope`, drawn from `record` as stored; `status` says what the last change did. In the
+ * member's language (`say`: the tests pass the pseudo-locale's).
+ */
+export function panelBody(
   record: GuildSettingsRecord,
   scope: Scope,
-  context: Pick<CommandContext, 'sites'>,
+  context: Pick<CommandContext, 'sites' | 'locale'>,
   status?: string,
+  say: Say = sayIn(context.locale),
 ): MessageBody {
   const { sites } = context;
   const own = channelOf(record, scope);
   const heading =
     scope.kind === 'server'
-      ? "## This server's settings"
-      : `## Settings of <#${scope.channelId}>\nUnset means the server's.`;
-  const text = [heading, ...describeScope(record, scope, sites)].join('\n');
+      ? say('settings.panel.heading.server')
+      : say('settings.panel.heading.channel', { channel: `<#${scope.channelId}>` });
+  const text = [heading, ...describeScope(record, scope, sites, say)].join('\n');
   const statusText = status === undefined ? [] : [truncateMarkdown(status, 1500)];
   const siteOptions = [
-    ...(scope.kind === 'channel' ? [{ label: "The server's site", value: SERVER_SITE_CHOICE }] : []),
-    ...siteChoices(sites.defaultSite).map((choice) => ({ label: choice.name, value: choice.value })),
+    ...(scope.kind === 'channel'
+      ? [{ label: say('command.settings.channel.site.choice.server'), value: SERVER_SITE_CHOICE }]
+      : []),
+    ...siteChoices(sites.defaultSite).map((choice) => ({
+      label:
+        choice.value === DEFAULT_SITE_CHOICE
+          ? truncate(say('settings.panel.site.default', { site: sites.defaultSite.name }), 100)
+          : choice.name,
+      value: choice.value,
+    })),
   ].slice(0, 25);
   // The bot's default site is offered as DEFAULT_SITE_CHOICE when it is not a known site, so a stored
   // id of it (a channel's own) is shown as that choice.
@@ -113,29 +121,32 @@ function panelBody(
       ? record.imageReferences !== false
       : (own.imageReferences ?? record.imageReferences !== false);
   const toggles: APIButtonComponent[] = [
-    button(`References: ${references ? 'on' : 'off'}`, id('refs', scope, references ? '0' : '1')),
+    button(
+      say('settings.panel.button.references', { state: references ? 'on' : 'off' }),
+      id('refs', scope, references ? '0' : '1'),
+    ),
     ...(scope.kind === 'channel'
       ? [
           button(
-            `Unfurls: ${own.unfurl === false ? 'off' : 'on'}`,
+            say('settings.panel.button.unfurls', { state: own.unfurl === false ? 'off' : 'on' }),
             id('unfurl', scope, own.unfurl === false ? '1' : '0'),
           ),
         ]
       : []),
-    button('Filter…', id('form', scope, 'filter')),
+    button(say('settings.panel.button.filter'), id('form', scope, 'filter')),
   ];
   const tagButtons: APIButtonComponent[] = [
-    button('Hide tags…', id('form', scope, 'hide')),
-    button('Spoiler tags…', id('form', scope, 'spoiler')),
-    button('Unhide tags…', id('form', scope, 'unhide')),
+    button(say('settings.panel.button.hide'), id('form', scope, 'hide')),
+    button(say('settings.panel.button.spoiler'), id('form', scope, 'spoiler')),
+    button(say('settings.panel.button.unhide'), id('form', scope, 'unhide')),
   ];
   const last: APIButtonComponent[] =
     scope.kind === 'channel'
       ? [
-          button('Back to the server', id('open', SERVER_SCOPE)),
-          button("Reset this channel's own", id('chreset', scope), ButtonStyle.Danger),
+          button(say('settings.panel.button.back'), id('open', SERVER_SCOPE)),
+          button(say('settings.panel.button.channel-reset'), id('chreset', scope), ButtonStyle.Danger),
         ]
-      : [button('Reset the server…', id('reset', scope), ButtonStyle.Danger)];
+      : [button(say('settings.panel.button.reset'), id('reset', scope), ButtonStyle.Danger)];
   const components: APIMessageTopLevelComponent[] = [
     {
       type: ComponentType.Container,
@@ -146,7 +157,7 @@ function panelBody(
           {
             type: ComponentType.ChannelSelect,
             custom_id: id('channel', scope),
-            placeholder: 'A channel: see or change its own settings',
+            placeholder: say('settings.panel.select.channel'),
             channel_types: [...SETTINGS_CHANNEL_TYPES],
             min_values: 1,
             max_values: 1,
@@ -156,7 +167,7 @@ function panelBody(
           {
             type: ComponentType.StringSelect,
             custom_id: id('site', scope),
-            placeholder: 'Site',
+            placeholder: say('settings.panel.select.site'),
             options: siteOptions.map((option) => ({ ...option, default: option.value === pickedSite })),
           },
         ]),
@@ -166,11 +177,11 @@ function panelBody(
           {
             type: ComponentType.StringSelect,
             custom_id: id('preset', scope),
-            placeholder: 'Hide a preset set of tags',
+            placeholder: say('settings.panel.select.preset'),
             options: TAG_PRESETS.map((preset) => ({
-              label: preset.title,
+              label: say(`command.settings.tags.preset.preset.choice.${preset.id}`),
               value: preset.id,
-              description: preset.description.slice(0, 100),
+              description: say(`settings.preset.description.${preset.id}`).slice(0, 100),
             })),
           },
         ]),
@@ -202,52 +213,6 @@ function statusOf(reply: Reply): string {
   return reply.body.componentsV2 === true ? '' : (reply.body.content ?? '');
 }
 
-const FORM_TITLES: Readonly<Record<FormKind, string>> = {
-  hide: 'Hide tags',
-  spoiler: 'Put tags behind a spoiler',
-  unhide: 'Unhide tags',
-  filter: 'Use a board filter',
-};
-
-function form(scope: Scope, kind: FormKind): APIModalInteractionResponseCallbackData {
-  const where = scope.kind === 'server' ? ' (whole server)' : ' (one channel)';
-  const input =
-    kind === 'filter'
-      ? {
-          label: 'Filter id',
-          description: 'The number in the filter page URL; a system or public filter.',
-          component: {
-            type: ComponentType.TextInput as const,
-            custom_id: 'value',
-            style: TextInputStyle.Short,
-            min_length: 1,
-            max_length: 12,
-            required: true,
-          },
-        }
-      : {
-          label: 'Tag names',
-          description:
-            kind === 'unhide'
-              ? 'Separated by commas.'
-              : 'Separated by commas; checked with the board (an alias is kept as its tag).',
-          component: {
-            type: ComponentType.TextInput as const,
-            custom_id: 'value',
-            style: TextInputStyle.Paragraph,
-            min_length: 1,
-            max_length: 2000,
-            required: true,
-            placeholder: 'ai generated, gore',
-          },
-        };
-  return {
-    custom_id: id('submit', scope, kind),
-    title: `${FORM_TITLES[kind]}${where}`.slice(0, 45),
-    components: [{ type: ComponentType.Label, ...input }],
-  };
-}
-
 const FORM_KINDS: ReadonlySet<string> = new Set<FormKind>(['hide', 'spoiler', 'unhide', 'filter']);
 const isFormKind = (text: string): text is FormKind => FORM_KINDS.has(text);
 
@@ -267,11 +232,15 @@ async function toggle(
 ): Promise<Reply> {
   if (scope.kind === 'server') {
     await context.settings.setImageReferences(guildId, on);
-    return redraw(context, guildId, scope, `Image references ${on ? 'on' : 'off'} ${whereText(scope)}.`);
+  } else {
+    await changeChannel(context, guildId, scope, what === 'refs' ? { references: on } : { unfurl: on });
   }
-  await changeChannel(context, guildId, scope, what === 'refs' ? { references: on } : { unfurl: on });
-  const label = what === 'refs' ? 'Image references' : 'Unfurls of links';
-  return redraw(context, guildId, scope, `${label} ${on ? 'on' : 'off'} ${whereText(scope)}.`);
+  const status = sayIn(context.locale)(`settings.panel.status.${what}`, {
+    state: on ? 'on' : 'off',
+    where: scope.kind,
+    channel: scope.kind === 'server' ? '' : `<#${scope.channelId}>`,
+  });
+  return redraw(context, guildId, scope, status);
 }
 
 export const panelButtons: Readonly<Record<string, ButtonHandler>> = {
@@ -295,10 +264,10 @@ export const panelButtons: Readonly<Record<string, ButtonHandler>> = {
   },
   [scopeCodec.key('form')]: {
     // A form opens at once, without I/O: the runtime shows it instead of deferring.
-    defer(_interaction, args) {
+    defer(interaction, args) {
       const { scope, extra } = decoded(args);
       if (!isFormKind(extra)) throw new UserFacingError('button.gone', 'This button no longer works.');
-      return { modal: form(scope, extra) };
+      return { modal: form(scope, extra, id('submit', scope, extra), sayIn(interaction.locale)) };
     },
     run: () => Promise.reject(new Error('a form button is answered with its form')),
   },
@@ -309,7 +278,10 @@ export const panelButtons: Readonly<Record<string, ButtonHandler>> = {
       const { scope } = decoded(args);
       if (scope.kind !== 'channel') throw new UserFacingError('button.gone', 'This button no longer works.');
       await context.settings.update(guildId, (current) => withoutChannel(current, scope.channelId));
-      return redraw(context, guildId, scope, `In <#${scope.channelId}>: back to the server's settings.`);
+      const status = sayIn(context.locale)('settings.panel.status.channel-reset', {
+        channel: `<#${scope.channelId}>`,
+      });
+      return redraw(context, guildId, scope, status);
     },
   },
   [scopeCodec.key('reset')]: {
@@ -352,8 +324,10 @@ export const panelSelects: Readonly<Record<string, SelectHandler>> = {
         await context.settings.setSite(guildId, value === DEFAULT_SITE_CHOICE ? undefined : site.id);
       }
       const record = await context.settings.get(guildId);
-      const shown = describeScope(record, scope, context.sites)[scope.kind === 'server' ? 0 : 1] ?? '';
-      return messageReply(panelBody(record, scope, context, `Changed. ${shown.replace(/^• /, '')}`));
+      const say = sayIn(context.locale);
+      const shown = describeScope(record, scope, context.sites, say)[scope.kind === 'server' ? 0 : 1] ?? '';
+      const status = say('settings.panel.status.changed', { setting: shown.replace(/^• /, '') });
+      return messageReply(panelBody(record, scope, context, status));
     },
   },
   [scopeCodec.key('preset')]: {

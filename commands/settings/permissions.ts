@@ -5,42 +5,26 @@
  * board link, and that preview shows the picture whatever its rating.
  */
 import { ChannelType, PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
+import { sayEnglish, type Say } from '../shared/say.js';
 
 interface Need {
   readonly bit: bigint;
-  readonly name: string;
-  /** What the channel loses without it. */
-  readonly cost: string;
+  /**
+   * Its catalogue key, `settings.permissions.need.<id>`: the permission as Discord's client names it in
+   * that language, and what the channel loses without it.
+   */
+  readonly id: string;
   /** Only when the bot reads chat (UNFURL on). */
   readonly chat: boolean;
 }
 
 const NEEDS: readonly Need[] = [
-  {
-    bit: PermissionFlagsBits.ViewChannel,
-    name: 'View Channel',
-    cost: 'no cards for links, no feeds',
-    chat: false,
-  },
-  {
-    bit: PermissionFlagsBits.SendMessages,
-    name: 'Send Messages',
-    cost: 'no cards for links, no feeds',
-    chat: false,
-  },
-  { bit: PermissionFlagsBits.EmbedLinks, name: 'Embed Links', cost: 'cards arrive empty', chat: false },
-  {
-    bit: PermissionFlagsBits.ReadMessageHistory,
-    name: 'Read Message History',
-    cost: 'no replies to links in chat',
-    chat: true,
-  },
-  {
-    bit: PermissionFlagsBits.ManageMessages,
-    name: 'Manage Messages',
-    cost: "Discord's own preview of a board link stays, and it shows the picture whatever its rating: in a channel that is not age-restricted, that can be an adult image the bot cannot hide",
-    chat: true,
-  },
+  { bit: PermissionFlagsBits.ViewChannel, id: 'view-channel', chat: false },
+  { bit: PermissionFlagsBits.SendMessages, id: 'send-messages', chat: false },
+  { bit: PermissionFlagsBits.EmbedLinks, id: 'embed-links', chat: false },
+  { bit: PermissionFlagsBits.ReadMessageHistory, id: 'read-message-history', chat: true },
+  // Without it Discord's own preview of a board link stays, whatever the picture's rating.
+  { bit: PermissionFlagsBits.ManageMessages, id: 'manage-messages', chat: true },
 ];
 
 const TEXT_TYPES: ReadonlySet<ChannelType> = new Set([
@@ -54,11 +38,11 @@ const MAX_CHANNELS = 10;
 
 /**
  * Lines for `/settings show` naming each channel where the bot lacks something, or one line saying it
- * has all it needs. `readsChat`: whether link unfurling is on (the chat permissions matter only then).
+ * has all it needs, in `say`'s language. `readsChat`: whether link unfurling is on (the chat permissions matter only then).
  * A channel is named by its mention alone (`<#id>`), never by its name: Manage Server does
  * not let the admin see every channel, and Discord shows a mention's name only to those who can.
  */
-export function permissionReport(guild: Guild | null, readsChat: boolean): string[] {
+export function permissionReport(guild: Guild | null, readsChat: boolean, say: Say = sayEnglish): string[] {
   const me = guild?.members.me ?? null;
   if (guild === null || me === null) return [];
   const needs = NEEDS.filter((need) => readsChat || !need.chat);
@@ -71,12 +55,14 @@ export function permissionReport(guild: Guild | null, readsChat: boolean): strin
     const seen = missing.some((need) => need.bit === PermissionFlagsBits.ViewChannel);
     if (missing.length > 0) problems.push({ channel, missing: seen ? missing.slice(0, 1) : missing });
   }
-  if (problems.length === 0) return ['Permissions: the bot has what it needs in every text channel.'];
-  const lines = ['Permissions the bot lacks:'];
+  if (problems.length === 0) return [say('settings.permissions.all-granted')];
+  const lines = [say('settings.permissions.heading')];
   for (const { channel, missing } of problems.slice(0, MAX_CHANNELS)) {
-    const what = missing.map((need) => `${need.name} (${need.cost})`).join('; ');
+    const what = missing.map((need) => say(`settings.permissions.need.${need.id}`)).join('; ');
     lines.push(`- <#${channel.id}>: ${what}`);
   }
-  if (problems.length > MAX_CHANNELS) lines.push(`…and ${problems.length - MAX_CHANNELS} more channels.`);
+  if (problems.length > MAX_CHANNELS) {
+    lines.push(say('settings.permissions.more', { count: problems.length - MAX_CHANNELS }));
+  }
   return lines;
 }

@@ -11,6 +11,7 @@ import { settingsGuildOf } from './scope.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import type { GuildSettingsRecord } from '../shared/guild-settings.js';
 import { messageReply } from '../../src/discord/contract.js';
+import { sayIn, type Say } from '../shared/say.js';
 
 type ResetAction = 'reset-yes' | 'reset-no';
 
@@ -20,34 +21,29 @@ const resetCodec = buttonCodec<ResetAction, Record<string, never>>({
   write: () => [],
 });
 
-/** What a reset would clear, said plainly; undefined when the server set nothing. */
-function whatWouldGo(record: GuildSettingsRecord): string | undefined {
+/** What a reset would clear, said plainly in `say`'s language; undefined when the server set nothing. */
+function whatWouldGo(record: GuildSettingsRecord, say: Say): string | undefined {
   const parts: string[] = [];
-  if (record.siteId !== undefined) parts.push('its site');
+  if (record.siteId !== undefined) parts.push(say('settings.reset.part.site'));
   const filters = Object.keys(record.filters).length;
-  if (filters > 0) parts.push(filters === 1 ? 'its filter' : `its filters on ${filters} sites`);
-  if (record.imageReferences === false) parts.push('references turned off');
+  if (filters > 0) parts.push(say('settings.reset.part.filters', { count: filters }));
+  if (record.imageReferences === false) parts.push(say('settings.reset.part.references'));
   const hidden = record.hiddenTags?.length ?? 0;
   const spoilered = record.spoileredTags?.length ?? 0;
-  if (hidden + spoilered > 0) parts.push(`its ${hidden} hidden and ${spoilered} spoilered tags`);
+  if (hidden + spoilered > 0) parts.push(say('settings.reset.part.tags', { hidden, spoilered }));
   const channels = Object.keys(record.channels ?? {}).length;
-  if (channels > 0) parts.push(`the own settings of ${channels} channel${channels === 1 ? '' : 's'}`);
+  if (channels > 0) parts.push(say('settings.reset.part.channels', { count: channels }));
   return parts.length === 0 ? undefined : parts.join(', ');
 }
 
-/** `/settings reset`: the question, with the two buttons. */
-export async function askReset(context: CommandContext, guildId: string): Promise<Reply> {
-  const record = await context.settings.get(guildId);
-  const what = whatWouldGo(record);
+/** The question of `/settings reset` with its two buttons, or the note that there is nothing to reset. */
+export function resetQuestion(record: GuildSettingsRecord, say: Say): Reply {
+  const what = whatWouldGo(record, say);
   if (what === undefined) {
-    return messageReply({
-      content: 'This server uses the bot defaults already: there is nothing to reset.',
-      embeds: [],
-      components: [],
-    });
+    return messageReply({ content: say('settings.reset.nothing'), embeds: [], components: [] });
   }
   return messageReply({
-    content: `Reset this server's settings? This clears ${what}. Feeds stay (remove them with /feed remove). This cannot be undone; /settings export first keeps a copy.`,
+    content: say('settings.reset.question', { what }),
     embeds: [],
     components: [
       {
@@ -56,19 +52,24 @@ export async function askReset(context: CommandContext, guildId: string): Promis
           {
             type: ComponentType.Button,
             style: ButtonStyle.Danger,
-            label: 'Reset everything',
+            label: say('settings.reset.button.confirm'),
             custom_id: resetCodec.encode('reset-yes', {}),
           },
           {
             type: ComponentType.Button,
             style: ButtonStyle.Secondary,
-            label: 'Cancel',
+            label: say('settings.reset.button.cancel'),
             custom_id: resetCodec.encode('reset-no', {}),
           },
         ],
       },
     ],
   });
+}
+
+/** `/settings reset`: the question, with the two buttons. */
+export async function askReset(context: CommandContext, guildId: string): Promise<Reply> {
+  return resetQuestion(await context.settings.get(guildId), sayIn(context.locale));
 }
 
 export const resetButtons: Readonly<Record<string, ButtonHandler>> = {
@@ -78,7 +79,7 @@ export const resetButtons: Readonly<Record<string, ButtonHandler>> = {
       const guildId = settingsGuildOf(interaction);
       await context.settings.reset(guildId);
       return messageReply({
-        content: 'Settings reset: this server and its channels use the bot defaults again. Feeds stay.',
+        content: sayIn(context.locale)('settings.reset.done'),
         embeds: [],
         components: [],
       });
@@ -86,6 +87,11 @@ export const resetButtons: Readonly<Record<string, ButtonHandler>> = {
   },
   [resetCodec.key('reset-no')]: {
     defer: () => 'update',
-    run: async () => messageReply({ content: 'Nothing was reset.', embeds: [], components: [] }),
+    run: async (_interaction, _args, context) =>
+      messageReply({
+        content: sayIn(context.locale)('settings.reset.cancelled'),
+        embeds: [],
+        components: [],
+      }),
   },
 };

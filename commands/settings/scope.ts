@@ -26,11 +26,6 @@ export const SETTINGS_CHANNEL_TYPES = [
   ChannelType.GuildStageVoice,
 ] as const;
 
-/** "in this server" or "in #channel" (a channel mention pings nobody). */
-export function whereText(scope: Scope): string {
-  return scope.kind === 'server' ? 'in this server' : `in <#${scope.channelId}>`;
-}
-
 /** The channel's own settings in `record`; empty when it has none (or the scope is the server). */
 export function channelOf(record: GuildSettingsRecord, scope: Scope): ChannelSettingsRecord {
   return scope.kind === 'server' ? {} : (record.channels?.[scope.channelId] ?? {});

@@ -6,6 +6,7 @@ import { describeFilter } from '../../src/render/filter-summary.js';
 import { escapeMarkdown } from '../../src/render/index.js';
 import { filterTagNames, usableFilter } from '../shared/board-filters.js';
 import type { CommandContext } from '../shared/context.js';
+import { sayIn } from '../shared/say.js';
 import { SERVER_SCOPE, siteOf } from './scope.js';
 
 /** Sets the filter and resolves with the answer's text. */
@@ -19,5 +20,6 @@ export async function setServerFilter(
   const filter = await usableFilter(filterId, site, context);
   await context.settings.setFilter(guildId, site.id, filter.id);
   const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-  return `Filter set for ${escapeMarkdown(site.name)}:\n${describeFilter(filter, site, names)}`;
+  const heading = sayIn(context.locale)('settings.filter.set', { site: escapeMarkdown(site.name) });
+  return `${heading}\n${describeFilter(filter, site, names)}`;
 }

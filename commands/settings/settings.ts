@@ -18,6 +18,7 @@ import { setServerFilter } from './server-filter.js';
 import { showSettings } from './show.js';
 import { PRESET_CHOICES, runTagsSubcommand, scopeOption } from './tags.js';
 import { DEFAULT_SITE_CHOICE, siteChoices } from '../shared/site-directory.js';
+import { sayIn } from '../shared/say.js';
 import { textReply } from '../shared/text-reply.js';
 export { describeFilter } from '../../src/render/filter-summary.js';
 import { UserFacingError } from '../../src/discord/failures.js';
@@ -34,11 +35,7 @@ export type Subcommand = (
 const references: Subcommand = async (interaction, context, guildId) => {
   const on = interaction.options.getBoolean('enabled', true);
   await context.settings.setImageReferences(guildId, on);
-  return textReply(
-    on
-      ? "Image references on: `>>123` in chat gets the card of image 123 on this server's site."
-      : 'Image references off: `>>123` in chat is left alone (links to images still get cards).',
-  );
+  return textReply(sayIn(context.locale)(on ? 'settings.references.on' : 'settings.references.off'));
 };
 
 const chooseSite: Subcommand = async (interaction, context, guildId) => {
@@ -49,9 +46,11 @@ const chooseSite: Subcommand = async (interaction, context, guildId) => {
   if (site === undefined) throw new UserFacingError('settings.unknown-site', 'That site is not supported.');
   const record = await context.settings.setSite(guildId, backToDefault ? undefined : site.id);
   const filterId = context.sites.filterFor(site, record.filters);
+  const params = { name: escapeMarkdown(site.name), url: site.baseUrl };
   return textReply(
-    `This server now uses **${escapeMarkdown(site.name)}** (${site.baseUrl}).` +
-      (filterId === undefined ? ' Its default filter applies.' : ` Filter ${filterId} applies there.`),
+    filterId === undefined
+      ? sayIn(context.locale)('settings.site.set', params)
+      : sayIn(context.locale)('settings.site.set-with-filter', { ...params, filter: String(filterId) }),
   );
 };
 
@@ -257,7 +256,9 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
       if (subcommand === 'show') {
         const scope = scopeOption(interaction);
         const permissions =
-          scope.kind === 'server' ? permissionReport(interaction.guild, options.readsChat ?? true) : [];
+          scope.kind === 'server'
+            ? permissionReport(interaction.guild, options.readsChat ?? true, sayIn(context.locale))
+            : [];
         return showSettings(context, guildId, scope, permissions);
       }
       if (subcommand === 'export' || subcommand === 'import') {

@@ -17,17 +17,10 @@ import {
   type ListsChange,
   type TagListAction,
 } from '../shared/tag-changes.js';
+import { sayIn } from '../shared/say.js';
 import { TAG_PRESETS, tagPreset } from '../shared/tag-presets.js';
 import { textReply } from '../shared/text-reply.js';
-import {
-  listsOf,
-  SERVER_SCOPE,
-  SETTINGS_CHANNEL_TYPES,
-  siteOf,
-  whereText,
-  withLists,
-  type Scope,
-} from './scope.js';
+import { listsOf, SERVER_SCOPE, SETTINGS_CHANNEL_TYPES, siteOf, withLists, type Scope } from './scope.js';
 
 /** The scope a `channel:` option names: the server when it is not given. */
 export function scopeOption(interaction: Incoming<ChatInputCommandInteraction>): Scope {
@@ -55,7 +48,8 @@ export async function changeScopeTags(
 ): Promise<Reply> {
   const record = await context.settings.get(guildId);
   const site = siteOf(record, scope, context.sites);
-  const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted };
+  const say = sayIn(context.locale);
+  const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted, say };
   const checked =
     action === 'unhide'
       ? await unhideNames(raw, listsOf(record, scope), site, deps)
@@ -69,7 +63,7 @@ export async function changeScopeTags(
     return withLists(current, scope, change.lists);
   });
   if (change === undefined) throw new Error('the settings update ran no change');
-  return textReply(listsChangeText(change, action, whereText(scope), checked.notes));
+  return textReply(listsChangeText(change, action, scope, checked.notes, say));
 }
 
 /** A preset's tags added to the scope's hidden list. */
@@ -89,10 +83,14 @@ export async function addPreset(
     return withLists(current, scope, change.lists);
   });
   if (change === undefined) throw new Error('the settings update ran no change');
+  const say = sayIn(context.locale);
   return textReply(
     [
-      `Preset **${preset.title}**: ${preset.description}`,
-      listsChangeText(change, 'hide', whereText(scope)),
+      say('settings.preset.added', {
+        title: say(`command.settings.tags.preset.preset.choice.${preset.id}`),
+        description: say(`settings.preset.description.${preset.id}`),
+      }),
+      listsChangeText(change, 'hide', scope, [], say),
     ].join('\n'),
   );
 }

@@ -46,7 +46,7 @@ export async function filterTagNames(
 }
 
 /** How an admin makes their own filter usable: the bot looks filters up anonymously, as anyone would. */
-export const MAKE_IT_PUBLIC =
+const MAKE_IT_PUBLIC =
   'make it public on the site (Filters \u2192 edit the filter \u2192 tick "public")';
 
 /**

@@ -22,6 +22,11 @@ import type { View } from './view.js';
 
 export interface CommandContext {
   readonly logger: Logger;
+  /**
+   * The language of the member who used the command, button or form (Discord's `interaction.locale`):
+   * every answer to them is in it (src/i18n: `shippedTranslator().t(context.locale, key, params)`).
+   */
+  readonly locale: string;
   readonly view: View;
   readonly registry: ClientRegistry;
   readonly settings: GuildSettings;

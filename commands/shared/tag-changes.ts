@@ -12,6 +12,7 @@ import { neutraliseMentions, truncate } from '../../src/render/index.js';
 import { checkTagNames, mergeTagList, removeFromTagList, tagCheckNotes, TAG_LIST_MAX } from './tag-lists.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { normaliseTagName } from '../../src/render/content-rules.js';
+import { sayEnglish, type Say } from './say.js';
 
 /** What can be done to a layer's lists. */
 export type TagListAction = 'hide' | 'unhide' | 'spoiler';
@@ -36,21 +37,25 @@ export interface CheckedNames {
   readonly notes: readonly string[];
 }
 
+/** What a check needs: the board, where the answer goes, and the member's words for its notes. */
+interface TagCheckDeps {
+  readonly registry: ClientRegistry;
+  readonly ageRestricted: boolean;
+  /** The notes' language (English by default). */
+  readonly say?: Say;
+}
+
 /**
  * The names of `raw` as they will be stored: checked with `site`'s board (each board call through the
  * client: cache, coalescing, budget). Refuses, with the check's notes, when not one name is a tag.
  */
-export async function checkedNames(
-  raw: string,
-  site: Site,
-  deps: { readonly registry: ClientRegistry; readonly ageRestricted: boolean },
-): Promise<CheckedNames> {
+export async function checkedNames(raw: string, site: Site, deps: TagCheckDeps): Promise<CheckedNames> {
   const given = splitTagNames(raw);
   if (given.length === 0) {
     throw new UserFacingError('tags.none-given', 'Give one or more tag names, separated by commas.');
   }
   const check = await checkTagNames(deps.registry.client(site), given, { ageRestricted: deps.ageRestricted });
-  const notes = tagCheckNotes(check);
+  const notes = tagCheckNotes(check, deps.say);
   const names = check.accepted.map((tag) => tag.name);
   if (names.length === 0) {
     throw new UserFacingError(
@@ -73,7 +78,7 @@ export async function unhideNames(
   raw: string,
   lists: LayerLists,
   site: Site,
-  deps: { readonly registry: ClientRegistry; readonly ageRestricted: boolean },
+  deps: TagCheckDeps,
 ): Promise<CheckedNames> {
   const given = splitTagNames(raw).map(normaliseTagName);
   const present = new Set([...lists.hidden, ...lists.spoilered].map(normaliseTagName));
@@ -86,7 +91,7 @@ export async function unhideNames(
   const stored = new Map<string, string>();
   for (const tag of check.accepted) for (const via of tag.via) stored.set(via.given, tag.name);
   // What the answer says of the names followed; names the board does not know are in "Not in the lists".
-  const notes = tagCheckNotes({ ...check, unknown: [], refused: [] });
+  const notes = tagCheckNotes({ ...check, unknown: [], refused: [] }, deps.say);
   return { names: [...new Set(given.map((name) => stored.get(name) ?? name))], notes };
 }
 
@@ -126,14 +131,14 @@ export function changeLists(lists: LayerLists, action: TagListAction, names: rea
   };
 }
 
-/** Tag names in `code`, each cut short, joined; "and N more" past `max` characters. */
-export function tagNamesLine(names: readonly string[], max = 900): string {
+/** Tag names in `code`, each cut short, joined; "and N more" (in `say`'s language) past `max` characters. */
+export function tagNamesLine(names: readonly string[], max = 900, say: Say = sayEnglish): string {
   const out: string[] = [];
   let length = 0;
   for (const [index, name] of names.entries()) {
     const code = `\`${neutraliseMentions(truncate(name, 60).replaceAll('`', 'ˋ'))}\``;
     if (length + code.length + 2 > max) {
-      out.push(`and ${names.length - index} more`);
+      out.push(say('tags.names.more', { count: names.length - index }));
       break;
     }
     out.push(code);
@@ -142,33 +147,51 @@ export function tagNamesLine(names: readonly string[], max = 900): string {
   return out.join(', ');
 }
 
+/** The catalogue keys of what a change did, and of what already was so (`{names}`; `{where}`, `{channel}`). */
 const DONE: Readonly<Record<TagListAction, string>> = {
-  hide: 'Hidden',
-  spoiler: 'Behind a spoiler',
-  unhide: 'No longer hidden or spoilered',
+  hide: 'tags.change.hidden',
+  spoiler: 'tags.change.spoilered',
+  unhide: 'tags.change.unhidden',
 };
 const ALREADY: Readonly<Record<TagListAction, string>> = {
-  hide: 'Already hidden',
-  spoiler: 'Already behind a spoiler',
-  unhide: 'Not in the lists',
+  hide: 'tags.change.already-hidden',
+  spoiler: 'tags.change.already-spoilered',
+  unhide: 'tags.change.not-in-lists',
 };
 
-/** What the answer to a change says: what changed where, what already was, the sizes, the check's notes. */
+/** Where a change happened: the server, or one of its channels (a whole sentence per case in the catalogue). */
+type ChangeWhere = { readonly kind: 'server' } | { readonly kind: 'channel'; readonly channelId: string };
+
+/**
+ * What the answer to a change says, in `say`'s language: what changed where, what already was, the sizes,
+ * the check's notes.
+ */
 export function listsChangeText(
   change: ListsChange,
   action: TagListAction,
-  where: string,
+  where: ChangeWhere,
   notes: readonly string[] = [],
+  say: Say = sayEnglish,
 ): string {
+  const place =
+    where.kind === 'server'
+      ? { where: 'server', channel: '' }
+      : { where: 'channel', channel: `<#${where.channelId}>` };
   const lines: string[] = [];
   lines.push(
     change.changed.length === 0
-      ? `Nothing was changed ${where}.`
-      : `${DONE[action]} ${where}: ${tagNamesLine(change.changed)}.`,
+      ? say('tags.change.nothing', place)
+      : say(DONE[action], { ...place, names: tagNamesLine(change.changed, 900, say) }),
   );
-  if (change.unchanged.length > 0) lines.push(`${ALREADY[action]}: ${tagNamesLine(change.unchanged, 400)}.`);
+  if (change.unchanged.length > 0) {
+    lines.push(say(ALREADY[action], { names: tagNamesLine(change.unchanged, 400, say) }));
+  }
   lines.push(
-    `Now ${change.lists.hidden.length} hidden and ${change.lists.spoilered.length} spoilered (at most ${TAG_LIST_MAX} each).`,
+    say('tags.change.sizes', {
+      hidden: change.lists.hidden.length,
+      spoilered: change.lists.spoilered.length,
+      max: TAG_LIST_MAX,
+    }),
   );
   return [...lines, ...notes].join('\n');
 }

@@ -18,6 +18,7 @@ import { NotFoundError } from '../../src/errors.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { normaliseTagName } from '../../src/render/content-rules.js';
 import { neutraliseMentions, truncate } from '../../src/render/index.js';
+import { sayEnglish, type Say } from './say.js';
 import { suggestTags } from './tag-suggestions.js';
 
 /** The most names one check asks the board about (one command's `tags:` option). */
@@ -228,43 +229,51 @@ function codeOf(name: string, max = 60): string {
   return `\`${neutraliseMentions(truncate(name, max).replaceAll('`', 'ˋ'))}\``;
 }
 
-const REFUSAL_TEXT: Readonly<Record<TagRefusal, string>> = {
-  'too-long': `is longer than ${TAG_NAME_MAX} characters, more than any tag name.`,
-  wildcard: 'has a wildcard (`*` or `?`): give whole tag names, one by one.',
-  'namespace-only': 'is only a namespace: give a whole tag, such as `artist:name`.',
-  'query-syntax': 'is a search, not a tag name: give tag names separated by commas.',
+/** The catalogue key of each refusal's note (`{given}` the name in `code`). */
+const REFUSAL_KEY: Readonly<Record<TagRefusal, string>> = {
+  'too-long': 'tags.refused.too-long',
+  wildcard: 'tags.refused.wildcard',
+  'namespace-only': 'tags.refused.namespace-only',
+  'query-syntax': 'tags.refused.query-syntax',
 };
 
 /**
  * What the answer says about a check besides the tags simply accepted: aliases and other spellings stored
  * under the tag's own name, unknown names with their suggestions, refused names with the reason. One line
- * each, Markdown, every name in `code`.
+ * each, Markdown, every name in `code`, in `say`'s language (English by default).
  */
-export function tagCheckNotes(check: TagCheck): string[] {
+export function tagCheckNotes(check: TagCheck, say: Say = sayEnglish): string[] {
   const lines: string[] = [];
   for (const tag of check.accepted) {
     for (const { given, alias } of tag.via) {
       lines.push(
-        alias
-          ? `${codeOf(given)} is an alias: stored as ${codeOf(tag.name)}.`
-          : `${codeOf(given)} is stored as ${codeOf(tag.name)}.`,
+        say(alias ? 'tags.note.alias' : 'tags.note.stored-as', {
+          given: codeOf(given),
+          name: codeOf(tag.name),
+        }),
       );
     }
   }
   const site = neutraliseMentions(truncate(check.site, 60));
   for (const { given, suggestions } of check.unknown) {
-    const hint =
+    const params = { given: codeOf(given), site };
+    lines.push(
       suggestions === null
-        ? 'Check its spelling.'
+        ? say('tags.note.unknown.unchecked', params)
         : suggestions.length === 0
-          ? 'No tag starts like it.'
-          : `Did you mean ${suggestions.map((name) => codeOf(name)).join(', ')}?`;
-    lines.push(`${codeOf(given)} is not a tag on ${site}. ${hint}`);
+          ? say('tags.note.unknown.no-match', params)
+          : say('tags.note.unknown.suggested', {
+              ...params,
+              suggestions: suggestions.map((name) => codeOf(name)).join(', '),
+            }),
+    );
   }
   if (check.unknown.length > SUGGESTED_NAMES_MAX) {
-    lines.push(`(Suggestions are looked up for the first ${SUGGESTED_NAMES_MAX} unknown names only.)`);
+    lines.push(say('tags.note.suggestions-limited', { count: SUGGESTED_NAMES_MAX }));
   }
-  for (const { given, reason } of check.refused) lines.push(`${codeOf(given)} ${REFUSAL_TEXT[reason]}`);
+  for (const { given, reason } of check.refused) {
+    lines.push(say(REFUSAL_KEY[reason], { given: codeOf(given), max: TAG_NAME_MAX }));
+  }
   return lines;
 }
 
