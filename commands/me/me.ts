@@ -159,7 +159,7 @@ async function forget(
 function ownTags(action: 'hide' | 'unhide'): Subcommand {
   return async (interaction, context, members, say) => {
     const raw = interaction.options.getString('tags', true);
-    const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted };
+    const deps = { registry: context.registry, ageRestricted: context.view.ageRestricted, say };
     // Unhiding by an alias (or another spelling) removes the tag it was stored as.
     const checked =
       action === 'unhide'
@@ -179,10 +179,10 @@ function ownTags(action: 'hide' | 'unhide'): Subcommand {
     const lines = [
       change.changed.length === 0
         ? say('me.tags.nothing-changed')
-        : say(`me.${action}.changed`, { tags: tagNamesLine(change.changed) }),
+        : say(`me.${action}.changed`, { tags: tagNamesLine(change.changed, 900, say) }),
       ...(change.unchanged.length === 0
         ? []
-        : [say(`me.${action}.unchanged`, { tags: tagNamesLine(change.unchanged, 400) })]),
+        : [say(`me.${action}.unchanged`, { tags: tagNamesLine(change.unchanged, 400, say) })]),
       say('me.tags.count', { count: change.lists.hidden.length, max: TAG_LIST_MAX }),
       ...checked.notes,
     ];

@@ -78,6 +78,12 @@ describe('/me in the member’s language', () => {
     expect(await me('es-419', 'forget')).toMatch(/^Se ha borrado todo lo que el bot guardaba sobre ti/);
   });
 
+  it('GIVEN a German member hiding by an alias THEN the check’s note is German too', async () => {
+    const hidden = await me('de', 'hide', { tags: 'gory' });
+    expect(hidden).toContain('`gory` ist ein Alias: gespeichert als `gore`.');
+    await me('de', 'forget');
+  });
+
   it('GIVEN a member whose Discord is in Japanese (not shipped) THEN the answers are in English', async () => {
     const show = await me('ja', 'show');
     expect(show).toMatch(/^What the bot keeps about you \(only you see this\):/);
