@@ -15,6 +15,7 @@ import { hidingRule, type TagRule } from '../../src/render/content-rules.js';
 import type { ButtonHandler } from './context.js';
 import { tagNamesLine } from './tag-changes.js';
 import { textReply } from './text-reply.js';
+import { sayEnglish, sayIn, type Say } from './say.js';
 
 const whyCodec = buttonCodec<'rule', { readonly site: string; readonly imageId: number }>({
   namespace: 'why',
@@ -31,28 +32,20 @@ export function whyButton(site: Site, imageId: number, label = 'Why?'): APIButto
   };
 }
 
-/** What the presser reads about `rule`. */
-export function whyText(rule: TagRule | undefined, imageId: number): string {
-  if (rule === undefined) {
-    return `Nothing hides image ${imageId} for you here now: the rules may have changed since this card was made. \`/image ${imageId}\` shows it as it is now.`;
-  }
-  const tag = tagNamesLine([rule.tag], 120);
-  switch (rule.layer) {
-    case 'floor':
-      return "The bot's own rules hide this image everywhere, age-restricted channels included: they keep out what Discord does not allow anywhere. No server or member setting can lift them.";
-    case 'server':
-      return `This server's rules hide it: the tag ${tag} is on the server's hidden list. Members who may change the settings can review it with \`/settings show\`.`;
-    case 'channel':
-      return `This channel's rules hide it: the tag ${tag} is on this channel's hidden list, on top of the server's. Members who may change the settings can review it with \`/settings show channel:\`.`;
-    case 'member':
-      return `Your own list hides it: the tag ${tag}. \`/me unhide tags:\` takes it out; it hides nothing from anyone else.`;
-  }
+/** What the presser reads about `rule`, in `say`'s language (English by default). */
+export function whyText(rule: TagRule | undefined, imageId: number, say: Say = sayEnglish): string {
+  // The id as written, never with thousands separators.
+  const id = String(imageId);
+  if (rule === undefined) return say('why.none', { id });
+  if (rule.layer === 'floor') return say('why.floor');
+  return say(`why.${rule.layer}`, { tag: tagNamesLine([rule.tag], 120, say) });
 }
 
 export const whyButtons: Readonly<Record<string, ButtonHandler>> = {
   [whyCodec.key('rule')]: {
     defer: () => 'ephemeral',
     async run(_interaction, args, context): Promise<Reply> {
+      const say = sayIn(context.locale);
       const fields = whyCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
       if (fields === undefined) throw new UserFacingError('button.gone', 'This button no longer works.');
       const { site, imageId } = fields;
@@ -61,9 +54,9 @@ export const whyButtons: Readonly<Record<string, ButtonHandler>> = {
         .client(site)
         .image(imageId, view.filterId === undefined ? {} : { filterId: view.filterId });
       if (image.kind !== 'image') {
-        return textReply(`Image ${imageId} is no longer on ${site.name}.`);
+        return textReply(say('why.gone', { id: String(imageId), site: site.name }));
       }
-      return textReply(whyText(hidingRule(image.tags, view.rules), imageId));
+      return textReply(whyText(hidingRule(image.tags, view.rules), imageId, say));
     },
   },
 };

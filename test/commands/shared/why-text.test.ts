@@ -4,6 +4,7 @@
  * (never the floor's), and where to change it; names cannot format or ping.
  */
 import { describe, expect, it } from 'vitest';
+import { sayIn } from '../../../commands/shared/say.js';
 import { whyText } from '../../../commands/shared/why-button.js';
 import type { RuleLayer, TagRule } from '../../../src/render/content-rules.js';
 
@@ -45,5 +46,18 @@ describe('whyText', () => {
     expect(text).not.toMatch(/@everyone|<@1>/);
     // Cut to 60 characters; the zero-width spaces that break the mentions come on top.
     expect((code ?? '').replaceAll('\u200b', '').length).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('whyText in the presser’s language', () => {
+  it('GIVEN a German member THEN each layer’s answer is German, the tag kept as written', () => {
+    const de = sayIn('de');
+    expect(whyText({ tag: 'gore', ratings: 'any', layer: 'server' }, 5, de)).toBe(
+      'Die Regeln dieses Servers verbergen es: Der Tag `gore` steht auf der Liste der verborgenen Tags des Servers. Mitglieder, die die Einstellungen ändern dürfen, können sie mit `/settings show` prüfen.',
+    );
+    expect(whyText(undefined, 12345, sayIn('pl'))).toContain('obrazu 12345');
+    expect(whyText({ tag: 'x', ratings: 'any', layer: 'floor' }, 1, sayIn('ru'))).toMatch(
+      /^Собственные правила бота/,
+    );
   });
 });
