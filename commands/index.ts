@@ -186,7 +186,12 @@ export function createFeatures(deps: FeatureDeps): Features {
     logger: interactionLogger,
     locale: interaction.locale,
     view: await resolveView(
-      { guildId: interaction.guildId, channel, ...(await ownLayers(interaction, interactionLogger)) },
+      {
+        guildId: interaction.guildId,
+        channel,
+        memberLocale: interaction.locale,
+        ...(await ownLayers(interaction, interactionLogger)),
+      },
       viewDeps,
     ),
     registry,

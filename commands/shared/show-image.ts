@@ -20,6 +20,7 @@ import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { View } from './view.js';
 import { whyButton } from './why-button.js';
+import { sayIn } from './say.js';
 import { z } from 'zod';
 import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
@@ -107,6 +108,7 @@ export function cardContext(
     site: view.site,
     ageRestricted: view.ageRestricted,
     rules: view.rules,
+    say: sayIn(view.locale),
     ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(filter === undefined ? {} : { filter }),
     ...(extra.reveal === undefined ? {} : { reveal: extra.reveal }),

@@ -10,6 +10,7 @@ import type { ContentRules, RuleLayer, TagRule } from '../../src/render/content-
 import { isAgeRestrictedChannel, isSpoilerChannel, type ChannelLike } from './safety.js';
 import type { ChannelSettingsRecord, GuildSettings, GuildSettingsRecord } from './guild-settings.js';
 import type { SiteDirectory } from './site-directory.js';
+import { SOURCE_LOCALE } from '../../src/i18n/index.js';
 
 /** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
 export interface View {
@@ -36,6 +37,12 @@ export interface View {
    * channel's, and the member's own hidden tags when they asked (src/render/content-rules.ts).
    */
   readonly rules: ContentRules;
+  /**
+   * The language of what is made with this view (a Discord locale; src/i18n answers in the closest shipped
+   * one): the member's for an answer to an interaction (they asked), the channel's or the server's language
+   * for what nobody asked for (unfurls, feed posts).
+   */
+  readonly locale: string;
   /** The same channel on another site (a link's own site), with this server's filter for that site. */
   forSite(site: Site): View;
 }
@@ -81,6 +88,8 @@ export function makeView(options: {
   readonly memberFilters?: Readonly<Record<string, number>>;
   /** The server's, the channel's and the member's own layers; none when not given. */
   readonly layers?: ViewLayers;
+  /** The language of what is made with this view (`View.locale`); English when not given. */
+  readonly locale?: string;
 }): View {
   const { guildId, guildFilters, sites, memberFilters } = options;
   const layers = options.layers ?? {};
@@ -112,6 +121,7 @@ export function makeView(options: {
     channelId: layers.channelId ?? null,
     imageReferences,
     unfurl: layers.unfurl ?? true,
+    locale: options.locale ?? SOURCE_LOCALE,
     rules: {
       hidden: community.length === 0 ? sites.floorFor(site) : [...sites.floorFor(site), ...community],
       ...(spoilered.length === 0 ? {} : { spoilered }),
@@ -164,6 +174,10 @@ export function layersOf(record: GuildSettingsRecord | undefined, channelId: str
   };
 }
 
+function localeOption(locale: string | null | undefined): { locale?: string } {
+  return locale === null || locale === undefined || locale === '' ? {} : { locale };
+}
+
 /**
  * The view of an interaction or message. Rejects with `SettingsUnavailableError` when the server's settings
  * cannot be read: every caller then fails closed (the command says so, the unfurl does not happen), since a
@@ -177,6 +191,10 @@ export async function resolveView(
     readonly memberFilters?: Readonly<Record<string, number>>;
     /** The member's own hidden tags, for what that member asked for; the caller reads them. */
     readonly memberHidden?: readonly string[];
+    /** The member's locale, for an answer to what they asked (it wins: the words are theirs). */
+    readonly memberLocale?: string | null;
+    /** The server's preferred locale as Discord reports it now, for what nobody asked for. */
+    readonly guildLocale?: string | null;
   },
   deps: {
     readonly settings: GuildSettings;
@@ -201,6 +219,7 @@ export async function resolveView(
     guildFilters: record?.filters ?? {},
     sites,
     imageReferences: (own?.imageReferences ?? record?.imageReferences) !== false,
+    ...localeOption(input.memberLocale ?? input.guildLocale),
     ...(input.memberFilters === undefined ? {} : { memberFilters: input.memberFilters }),
     layers: {
       ...layers,

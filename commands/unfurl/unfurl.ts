@@ -396,7 +396,12 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       const own =
         message.guildId === null && memberFilters !== undefined ? { memberFilters, memberHidden } : {};
       view = await resolveView(
-        { guildId: message.guildId, channel: message.channel, ...own },
+        {
+          guildId: message.guildId,
+          channel: message.channel,
+          guildLocale: message.guild?.preferredLocale ?? null,
+          ...own,
+        },
         {
           settings: deps.settings,
           sites: deps.sites,

@@ -10,6 +10,7 @@
  * and mention-proof, every URL is https (through urls.ts), and the card fits Discord's limits by itself.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
+import type { Say } from '../i18n/index.js';
 import type { HiddenImage, Image, VisibleImage } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { ratingOf } from '../philomena/tags.js';
@@ -63,6 +64,8 @@ export interface CardContext {
   readonly footerExtra?: string;
   /** Where rendered descriptions are kept; the process's shared memo (sharedDescriptionMemo) when not given. */
   readonly descriptions?: DescriptionMemo;
+  /** The card's words, in the language it goes out in (src/i18n); English when not given. */
+  readonly say?: Say;
 }
 
 export interface ImageCard {
