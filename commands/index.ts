@@ -185,6 +185,7 @@ export function createFeatures(deps: FeatureDeps): Features {
   ) => ({
     logger: interactionLogger,
     locale: interaction.locale,
+    guildLocale: interaction.guildLocale,
     view: await resolveView(
       {
         guildId: interaction.guildId,

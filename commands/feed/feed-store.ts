@@ -19,10 +19,21 @@ import { recordStoreOf } from '../../src/store/index.js';
 /** Why a feed does not run. */
 export type PauseReason = 'admin' | 'channel-missing' | 'forbidden' | 'query-rejected';
 
+/**
+ * What exactly stopped a feed the bot may no longer post in, said to the admin in their language by
+ * `/feed list` (feed-text.ts): the bot cannot see the channel or its server, lacks a permission to post, or
+ * was removed from the server.
+ */
+export type PauseCause = 'cannot-see' | 'cannot-post' | 'removed';
+
 export interface FeedPause {
   readonly reason: PauseReason;
-  /** What to tell the admin (the board's or Discord's words, short). */
+  /**
+   * What to tell the admin: the board's own words for a refused query; empty (or, for feeds paused before
+   * `cause` was kept, an English note) for the others.
+   */
   readonly detail: string;
+  readonly cause?: PauseCause | undefined;
   readonly at: number;
 }
 
@@ -55,6 +66,7 @@ export interface Feed {
 const pauseSchema = z.object({
   reason: z.enum(['admin', 'channel-missing', 'forbidden', 'query-rejected']),
   detail: z.string(),
+  cause: z.enum(['cannot-see', 'cannot-post', 'removed']).optional(),
   at: z.number(),
 });
 

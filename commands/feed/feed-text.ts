@@ -8,7 +8,9 @@
  */
 import type { Translator } from '../../src/i18n/index.js';
 import { escapeInline, truncate } from '../../src/render/index.js';
-import type { Feed, PauseReason } from './feed-store.js';
+import { permissionList, type NamedPermission } from '../shared/permission-names.js';
+import type { Say } from '../shared/say.js';
+import type { Feed, FeedPause, PauseReason } from './feed-store.js';
 
 /** A member's language and the translator that speaks it: what every text below needs. */
 export interface FeedSpeaker {
@@ -23,6 +25,25 @@ const PAUSE_KEY: Readonly<Record<PauseReason, string>> = {
   forbidden: 'feed.state.forbidden',
   'query-rejected': 'feed.state.query-rejected',
 };
+
+/** The permissions a feed needs to post (the channel poster's own check). */
+const POSTING: readonly NamedPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
+
+/**
+ * A feed's state in the reader's language: running, or why it paused. A pause with a `cause` is said in
+ * words of the catalogue; the board's words for a refused query go in as written; a pause kept before
+ * causes were (its detail an English note) keeps the reason's general line with that note.
+ */
+function stateText({ translator, locale }: FeedSpeaker, paused: FeedPause | undefined): string {
+  if (paused === undefined) return translator.t(locale, 'feed.state.running');
+  const say: Say = (key, params) => translator.t(locale, key, params);
+  if (paused.reason === 'forbidden' && paused.cause !== undefined) {
+    return say(`feed.state.forbidden.${paused.cause}`, { permissions: permissionList(POSTING, say) });
+  }
+  if (paused.reason === 'channel-missing' && paused.detail === '') return say('feed.state.channel-gone');
+  if (paused.reason === 'forbidden' && paused.detail === '') return say('feed.state.forbidden.cannot-see');
+  return say(PAUSE_KEY[paused.reason], { detail: escapeInline(truncate(paused.detail, 150)) });
+}
 
 /** A query for inside the message's `code` span: a backtick in it cannot close the span early. */
 function codeText(query: string, max = 200): string {
@@ -68,12 +89,7 @@ export function listText(
         ? translator.t(locale, 'feed.list.never-posted')
         : // A string, not a number: a timestamp is not a quantity to format with separators.
           translator.t(locale, 'feed.list.last-post', { time: String(Math.floor(feed.lastPostAt / 1000)) });
-    const state =
-      feed.paused === undefined
-        ? translator.t(locale, 'feed.state.running')
-        : translator.t(locale, PAUSE_KEY[feed.paused.reason], {
-            detail: escapeInline(truncate(feed.paused.detail, 150)),
-          });
+    const state = stateText({ translator, locale }, feed.paused);
     return translator.t(locale, 'feed.list.line', {
       id: feed.id,
       channel: feed.channelId,

@@ -26,12 +26,14 @@ import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { BadQueryError } from '../../src/philomena/errors.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { shippedTranslator, type Translator } from '../../src/i18n/index.js';
-import { truncate } from '../../src/render/index.js';
+import { escapeMarkdown, truncate } from '../../src/render/index.js';
 import { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { textReply } from '../shared/text-reply.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
+import { permissionBit, permissionList, type NamedPermission } from '../shared/permission-names.js';
+import { sayEnglish, sayIn, type Say } from '../shared/say.js';
 import { FeedLimitError, type Feed, type FeedStore } from './feed-store.js';
 import {
   addedText,
@@ -101,6 +103,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     interaction: Incoming<ChatInputCommandInteraction>,
     channel: GuildBasedChannel,
     memberPermissions: Readonly<PermissionsBitField> | null,
+    say: Say,
   ) {
     if (!(POSTABLE as readonly ChannelType[]).includes(channel.type)) {
       throw new UserFacingError(
@@ -108,31 +111,31 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
         'A feed posts into a text channel, an announcement channel or a thread.',
       );
     }
-    const send = [
-      channel.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages,
-      channel.isThread() ? 'Send Messages in Threads' : 'Send Messages',
-    ] as const;
-    const view = [PermissionFlagsBits.ViewChannel, 'View Channel'] as const;
-    const memberMissing = [view, send]
-      .filter(([bit]) => memberPermissions?.has(bit) !== true)
-      .map(([, name]) => name);
+    // Named as Discord's client names them in the member's language (the params); English in the text.
+    const send: NamedPermission = channel.isThread() ? 'SendMessagesInThreads' : 'SendMessages';
+    const memberMissing = (['ViewChannel', send] as const).filter(
+      (name) => memberPermissions?.has(permissionBit(name)) !== true,
+    );
     if (memberMissing.length > 0) {
+      const missing = permissionList(memberMissing, say);
       throw new UserFacingError(
         'feed.member-cannot-post',
-        `You can't post in <#${channel.id}> yourself (${memberMissing.join(', ')}), so a feed can't either.`,
-        { params: { channel: channel.id, missing: memberMissing.join(', ') } },
+        `You can't post in <#${channel.id}> yourself (${permissionList(memberMissing, sayEnglish)}), so a feed can't either.`,
+        { params: { channel: channel.id, missing } },
       );
     }
     const guild = interaction.guild;
     const me = guild?.members.me ?? (await guild?.members.fetchMe().catch(() => null)) ?? null;
     const permissions = me === null ? null : channel.permissionsFor(me);
-    const needed = [view, send, [PermissionFlagsBits.EmbedLinks, 'Embed Links']] as const;
-    const missing = needed.filter(([bit]) => permissions?.has(bit) !== true).map(([, name]) => name);
+    const missing = (['ViewChannel', send, 'EmbedLinks'] as const).filter(
+      (name) => permissions?.has(permissionBit(name)) !== true,
+    );
     if (missing.length > 0) {
+      const named = permissionList(missing, say);
       throw new UserFacingError(
         'feed.bot-cannot-post',
-        `I can't post cards in <#${channel.id}>: I need ${missing.join(', ')} there.`,
-        { params: { channel: channel.id, missing: missing.join(', ') } },
+        `I can't post cards in <#${channel.id}>: I need ${permissionList(missing, sayEnglish)} there.`,
+        { params: { channel: channel.id, missing: named } },
       );
     }
   }
@@ -158,7 +161,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       return Math.max(matching.items[0]?.id ?? 0, everything.items[0]?.id ?? 0);
     } catch (error) {
       if (error instanceof BadQueryError) {
-        const message = truncate(error.message, 300);
+        // The board's own words (its search parser's), not the error's English wrapping of them.
+        const message = escapeMarkdown(truncate(error.serverMessage, 300));
         throw new UserFacingError('feed.bad-query', `${site.name} does not accept that query: ${message}`, {
           params: { site: site.name, message },
         });
@@ -190,7 +194,12 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
               : null
             : resolved.permissions
           : null;
-    await checkPostable(interaction, channel, memberPermissions ?? null);
+    await checkPostable(
+      interaction,
+      channel,
+      memberPermissions ?? null,
+      sayIn(context.locale, options.translator),
+    );
     const ageRestricted = isAgeRestrictedChannel(channel);
     const view = context.view.forSite(site);
     const newest = await startingCursor(context, site, safeSearchQuery(query, ageRestricted), view.filterId);

@@ -48,7 +48,7 @@ import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
 import { filterContext } from '../shared/show-image.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { searchBands, type Band } from './bands.js';
-import type { Feed, FeedStore, PauseReason } from './feed-store.js';
+import type { Feed, FeedStore, PauseCause, PauseReason } from './feed-store.js';
 import { createFeedServer, type Due, type GroupRound } from './serve.js';
 import { filterIn } from '../shared/view.js';
 import type { RuleDecision, RuleLayer } from '../../src/render/content-rules.js';
@@ -169,11 +169,16 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     return poster;
   }
 
-  async function pause(feed: Feed, reason: PauseReason, detail: string): Promise<void> {
-    logger.warn({ guildId: feed.guildId, feedId: feed.id, reason, detail }, 'feed paused');
+  /**
+   * Pauses `feed`. `detail` goes to the log (the operator's English); only the board's own words for a
+   * refused query are kept for the admin, who reads the rest from `cause` in their own language.
+   */
+  async function pause(feed: Feed, reason: PauseReason, detail: string, cause?: PauseCause): Promise<void> {
+    logger.warn({ guildId: feed.guildId, feedId: feed.id, reason, detail, cause }, 'feed paused');
+    const kept = reason === 'query-rejected' ? truncate(detail, 200) : '';
     await feeds.update(feed.guildId, feed.id, (current) => ({
       ...current,
-      paused: { reason, detail: truncate(detail, 200), at: now() },
+      paused: { reason, detail: kept, ...(cause === undefined ? {} : { cause }), at: now() },
     }));
   }
 
@@ -222,7 +227,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       return ageRestricted;
     } catch (error) {
       if (error instanceof ChannelForbiddenError) {
-        await pause(feed, 'forbidden', 'the bot can no longer see the channel or its server');
+        await pause(feed, 'forbidden', 'the bot can no longer see the channel or its server', 'cannot-see');
       } else {
         readFailed(feed.channelId);
         logger.info({ err: error, channelId: feed.channelId }, 'feed channel could not be read; later');
@@ -337,7 +342,8 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       );
     } catch (error) {
       if (error instanceof BadQueryError) {
-        for (const item of group) await pause(item.feed, 'query-rejected', error.message);
+        // The board's own words: /feed list shows them inside a sentence in the reader's language.
+        for (const item of group) await pause(item.feed, 'query-rejected', error.serverMessage);
         options.onPoll?.({ site: site.id, feeds: group.length, outcome: 'query-rejected', posted: 0 });
         return;
       }
@@ -450,7 +456,8 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   /** The bot was removed from the server: its feeds pause, and no process reads them at every tick. */
   async function retire(guildId: string): Promise<void> {
     for (const feed of await feeds.list(guildId)) {
-      if (feed.paused === undefined) await pause(feed, 'forbidden', 'the bot was removed from this server');
+      if (feed.paused === undefined)
+        await pause(feed, 'forbidden', 'the bot was removed from this server', 'removed');
     }
     await feeds.retire(guildId, now());
   }

@@ -33,9 +33,10 @@ import type { GuildSettings, GuildSettingsRecord } from '../shared/guild-setting
 import { isAgeRestrictedChannel, isSpoilerChannel, mayShow } from '../shared/safety.js';
 import { cardContext, cardMessage } from '../shared/show-image.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
-import { filterIn, layersOf, makeView } from '../shared/view.js';
+import { filterIn, languageIn, layersOf, makeView, viewLocale } from '../shared/view.js';
+import { sayIn, type Say } from '../shared/say.js';
 import type { Band } from './bands.js';
-import type { Feed, FeedStore, PauseReason } from './feed-store.js';
+import type { Feed, FeedStore, PauseCause, PauseReason } from './feed-store.js';
 
 /** How long an image still processing holds its feed back before it goes out with the processing card. */
 const PROCESSING_WAIT_MS = 10 * 60_000;
@@ -75,7 +76,8 @@ export interface FeedServerDeps {
   /** Waits for the next post slot (the process's pacing). */
   readonly paced: () => Promise<void>;
   readonly stopping: () => boolean;
-  readonly pause: (feed: Feed, reason: PauseReason, detail: string) => Promise<void>;
+  /** Pauses a feed: `detail` for the log, `cause` for the admin (feed-store.ts `FeedPause`). */
+  readonly pause: (feed: Feed, reason: PauseReason, detail: string, cause?: PauseCause) => Promise<void>;
   /** A channel read that failed for another reason: the poller leaves the channel alone for a while. */
   readonly readFailed: (channelId: string) => void;
   /** Told of each image a rule in layers hid or spoilered (metrics). */
@@ -96,8 +98,11 @@ function searchLink(site: Site, sent: string): string {
  * board page is not the bot's to show) and only whole: where it would not fit Discord's 2,000 characters
  * the line goes without it.
  */
-function moreLine(site: Site, query: string, sent: string, skipped: number): string {
-  const text = `…and ${skipped} more new image${skipped === 1 ? '' : 's'} for \`${escapeInline(truncate(query, 200)).replace(/`/g, "'")}\``;
+function moreLine(site: Site, query: string, sent: string, skipped: number, say: Say): string {
+  const text = say('feedpost.more', {
+    count: skipped,
+    query: escapeInline(truncate(query, 200)).replace(/`/g, "'"),
+  });
   const linked = `${text}: <${searchLink(site, sent)}>`;
   return linked.length <= MESSAGE_CONTENT_MAX ? linked : truncate(text, MESSAGE_CONTENT_MAX);
 }
@@ -123,7 +128,12 @@ export function createFeedServer(deps: FeedServerDeps) {
       channel = await deps.poster().channel(stored.channelId);
     } catch (error) {
       if (error instanceof ChannelForbiddenError) {
-        await deps.pause(stored, 'forbidden', 'the bot can no longer see the channel or its server');
+        await deps.pause(
+          stored,
+          'forbidden',
+          'the bot can no longer see the channel or its server',
+          'cannot-see',
+        );
       } else {
         deps.readFailed(stored.channelId);
         logger.info({ err: error, channelId: stored.channelId }, 'feed channel could not be read; later');
@@ -153,6 +163,25 @@ export function createFeedServer(deps: FeedServerDeps) {
     return { ok: true, spoilerChannel: isSpoilerChannel(channel), record, settingsChannel };
   }
 
+  /** Discord's preferred locale of the server now; null when the poster cannot tell (English then). */
+  async function guildLocaleOf(guildId: string): Promise<string | null> {
+    const poster = deps.poster();
+    if (poster.guildLocale === undefined) return null;
+    try {
+      return await poster.guildLocale(guildId);
+    } catch (error) {
+      logger.debug({ err: error, guildId }, "the server's preferred locale could not be read; English");
+      return null;
+    }
+  }
+
+  /** The language of a feed's "more" line: its posts' (the channel's, the server's, Discord's). */
+  async function moreLocale(stored: Feed, guildLocale: string | null): Promise<string | undefined> {
+    const record = await settings.get(stored.guildId);
+    return viewLocale({ language: languageIn(record, stored.parentId ?? stored.channelId), guildLocale })
+      .locale;
+  }
+
   function settled(image: VisibleImage, at: number, ageRestricted: boolean): boolean {
     if (ageRestricted || settleMs <= 0) return true;
     return at - Date.parse(image.created_at) >= settleMs;
@@ -164,6 +193,7 @@ export function createFeedServer(deps: FeedServerDeps) {
     stored: Feed,
     found: VisibleImage,
     round: GroupRound,
+    guildLocale: string | null,
   ): Promise<'posted' | 'skipped' | 'end'> {
     let image = found;
     if (!item.ageRestricted) {
@@ -191,6 +221,8 @@ export function createFeedServer(deps: FeedServerDeps) {
       spoilerChannel: facts.spoilerChannel,
       guildFilters: facts.record.filters,
       sites,
+      // What nobody asked for: the channel's or the server's language, else Discord's for the server.
+      ...viewLocale({ language: languageIn(facts.record, facts.settingsChannel), guildLocale }),
       layers: {
         ...layersOf(facts.record, facts.settingsChannel),
         ...(deps.observe === undefined ? {} : { observe: deps.observe }),
@@ -214,6 +246,7 @@ export function createFeedServer(deps: FeedServerDeps) {
           stored,
           'forbidden',
           'the bot may no longer post there (View Channel, Send Messages, Embed Links)',
+          'cannot-post',
         );
       } else logger.warn({ feedId: stored.id, detail: result.detail }, 'feed post failed; next round');
       return 'end';
@@ -243,10 +276,12 @@ export function createFeedServer(deps: FeedServerDeps) {
     );
     const ready = waiting < 0 ? mine : mine.slice(0, waiting);
     const posting = ready.slice(0, maxPerPoll);
+    // Read once per feed and round (the poster keeps it: from the live cache, else a cached read).
+    const guildLocale = await guildLocaleOf(stored.guildId);
     let posted = 0;
     for (const image of posting) {
       if (deps.stopping()) return posted;
-      const outcome = await postOne(item, stored, image, round);
+      const outcome = await postOne(item, stored, image, round, guildLocale);
       if (outcome === 'end') return posted;
       if (outcome === 'posted') posted += 1;
     }
@@ -256,15 +291,18 @@ export function createFeedServer(deps: FeedServerDeps) {
     if (skipped <= 0) return posted;
     const newest = beyond > 0 && waiting < 0 ? await round.newest() : ready.at(-1)?.id;
     if (newest === undefined) return posted;
+    const say = sayIn(await moreLocale(stored, guildLocale));
     await deps.paced();
     if (deps.stopping()) return posted;
-    const result = await deps
-      .poster()
-      .post(
-        stored.channelId,
-        { content: moreLine(site, stored.query, item.sent, skipped), embeds: [], components: [] },
-        nonceOf('m', stored.id, newest),
-      );
+    const result = await deps.poster().post(
+      stored.channelId,
+      {
+        content: moreLine(site, stored.query, item.sent, skipped, say),
+        embeds: [],
+        components: [],
+      },
+      nonceOf('m', stored.id, newest),
+    );
     if (result.ok)
       await feeds.update(stored.guildId, stored.id, (current) => ({ ...current, cursor: newest }));
     return posted;

@@ -56,7 +56,7 @@ export const imageCommand = {
       view,
       context.logger,
     );
-    const note = mergedNote(fetched);
+    const note = mergedNote(fetched, card.say);
     return messageReply(
       cardMessage(card, target.site, fetched.image.id, note === undefined ? {} : { content: note }),
     );

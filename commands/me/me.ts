@@ -109,7 +109,7 @@ async function filter(
   await members.setFilter(interaction.user.id, site.id, chosen.id);
   const names = await filterTagNames(context.registry.client(site), chosen, context.logger);
   return textReply(
-    `${say('me.filter.set', { site: siteName })} ${where}\n${describeFilter(chosen, site, names)}`,
+    `${say('me.filter.set', { site: siteName })} ${where}\n${describeFilter(chosen, site, names, { say })}`,
   );
 }
 

@@ -19,6 +19,7 @@ import {
   type CardForm,
 } from '../shared/show-image.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
+import { sayIn, type Say } from '../shared/say.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 
 const REVERSE_NS = 'rev';
@@ -76,7 +77,7 @@ function encodeButton(action: 'prev' | 'next', state: ReversePage): string {
   return reverseButton.encode(action, { ...state, site: siteCode(state.site) });
 }
 
-function navRow(state: ReversePage): ActionRow[] {
+function navRow(state: ReversePage, say: Say): ActionRow[] {
   if (state.total <= 1) return [];
   const button = (action: 'prev' | 'next', label: string, disabled: boolean): APIButtonComponent => ({
     type: ComponentType.Button,
@@ -87,8 +88,8 @@ function navRow(state: ReversePage): ActionRow[] {
   });
   return [
     buttonRow([
-      button('prev', 'Previous', state.page <= 1),
-      button('next', 'Next', state.page >= state.total),
+      button('prev', say('reverse.button.previous'), state.page <= 1),
+      button('next', say('reverse.button.next'), state.page >= state.total),
     ]),
   ];
 }
@@ -103,11 +104,12 @@ async function renderPage(
   if (id === undefined)
     throw new UserFacingError('reverse.result-gone', 'That result is gone. Run the search again.');
   const view = context.view.forSite(state.site);
+  const say = sayIn(view.locale);
   const { fetched, card } = await showImage(context.registry.client(state.site), id, view, context.logger, {
-    footerExtra: `match ${state.page} of ${state.total}`,
+    footerExtra: say('reverse.card.position', { page: state.page, total: state.total }),
   });
   return cardMessage(card, state.site, fetched.image.id, {
-    rows: navRow({ ...state, issuedAt: context.now() }),
+    rows: navRow({ ...state, issuedAt: context.now() }, say),
     ...(form === undefined ? {} : { form }),
   });
 }
@@ -139,7 +141,8 @@ export async function answerReverseSearch(
   // Deleted images come back as stubs: they are not a source anyone can look at.
   const ids = results.items.filter((image) => image.kind === 'image').map((image) => image.id);
   if (ids.length === 0) {
-    return messageReply({ content: 'No matching images found on the site.', embeds: [], components: [] });
+    const content = sayIn(context.locale)('reverse.no-match');
+    return messageReply({ content, embeds: [], components: [] });
   }
   const token = await context.state.put(STATE_KIND, { ids, owner: member });
   const state: ReversePage = {
@@ -170,7 +173,7 @@ export function reverseButtons(): Record<string, ButtonHandler> {
           ? undefined
           : await context.state.get(STATE_KIND, state.token, stateSchema);
       if (state === undefined || stored === undefined) {
-        return { kind: 'expired', text: 'These results have expired. Run the search again.' };
+        return { kind: 'expired', text: sayIn(context.locale)('reverse.expired') };
       }
       if (stored.owner !== interaction.user.id) {
         throw new UserFacingError(

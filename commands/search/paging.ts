@@ -16,6 +16,7 @@ import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext, SelectHandler } from '../shared/context.js';
 import type { View } from '../shared/view.js';
+import { sayIn, type Say } from '../shared/say.js';
 import { siteCode } from '../../src/discord/custom-id.js';
 import {
   buttonRow,
@@ -43,7 +44,7 @@ import {
 } from './codec.js';
 import { GRID_SIZE, gridPages, pageResults, windowReader } from './window.js';
 
-function navButtons(state: SearchPage): ControlRow[] {
+function navButtons(state: SearchPage, say: Say): ControlRow[] {
   const button = (action: SearchAction, label: string, disabled: boolean): APIButtonComponent => ({
     type: ComponentType.Button,
     style: action === 'pub' ? ButtonStyle.Primary : ButtonStyle.Secondary,
@@ -55,23 +56,23 @@ function navButtons(state: SearchPage): ControlRow[] {
   if (state.total > 1) {
     rows.push(
       buttonRow([
-        button('prev', 'Previous', state.page <= 1),
-        button('next', 'Next', state.page >= state.total),
-        button('rand', 'Random', false),
+        button('prev', say('search.button.previous'), state.page <= 1),
+        button('next', say('search.button.next'), state.page >= state.total),
+        button('rand', say('search.button.random'), false),
       ]),
     );
   }
-  if (state.private) rows.push(buttonRow([button('pub', 'Post publicly', false)]));
+  if (state.private) rows.push(buttonRow([button('pub', say('search.button.post-publicly'), false)]));
   return rows;
 }
 
 /** The grid's select: one option per image shown, its id as the value. */
-function pickRow(site: Site, shown: readonly VisibleImage[]): ControlRow[] {
+function pickRow(site: Site, shown: readonly VisibleImage[], say: Say): ControlRow[] {
   if (shown.length === 0) return [];
   const select: APIStringSelectComponent = {
     type: ComponentType.StringSelect,
     custom_id: pickCodec.encode('pick', { site: siteCode(site) }),
-    placeholder: 'Show one of these as a full card (only to you)',
+    placeholder: truncate(say('search.pick.placeholder'), 150),
     min_values: 1,
     max_values: 1,
     options: shown.map((image, index) => {
@@ -80,7 +81,7 @@ function pickRow(site: Site, shown: readonly VisibleImage[]): ControlRow[] {
         label: truncate(`${index + 1}. #${image.id}`, 100),
         value: String(image.id),
         // Select options show text as typed: no Markdown to escape, and no mention is parsed there.
-        description: truncate(names.length > 0 ? names.join(', ') : 'artist unknown', 100),
+        description: truncate(names.length > 0 ? names.join(', ') : say('search.pick.artist-unknown'), 100),
       };
     }),
   };
@@ -94,9 +95,15 @@ export async function renderSearchPage(
   query: string,
   state: SearchPage,
   context: CommandContext,
-  options: { readonly withButtons: boolean; readonly form?: CardForm },
+  options: {
+    readonly withButtons: boolean;
+    readonly form?: CardForm;
+    /** The page's own words; the member's language (the view's) when not given. */
+    readonly say?: Say;
+  },
 ): Promise<MessageBody | undefined> {
   const view = context.view.forSite(state.site);
+  const say = options.say ?? sayIn(view.locale);
   const client = context.registry.client(state.site);
   const [results, filter] = await Promise.all([
     pageResults(windowReader(query, state, view, context), state),
@@ -107,10 +114,15 @@ export async function renderSearchPage(
   if (image === undefined) return undefined;
   const pages = state.grid ? gridPages(total) : total;
   const next: SearchPage = { ...state, page, total: pages, issuedAt: context.now() };
-  const nav = options.withButtons ? navButtons(next) : [];
+  const nav = options.withButtons ? navButtons(next, say) : [];
   if (state.grid) {
     const from = (page - 1) * GRID_SIZE + 1;
-    const heading = `**Search:** ${escapeInline(truncate(query, 200))} · ${from}–${from + items.length - 1} of ${total}`;
+    const heading = say('search.grid.heading', {
+      query: escapeInline(truncate(query, 200)),
+      from,
+      to: from + items.length - 1,
+      total,
+    });
     const layout = (rows: readonly ControlRow[]) =>
       imageGrid(items, {
         site: state.site,
@@ -119,18 +131,22 @@ export async function renderSearchPage(
         rules: view.rules,
         ...(filter === undefined ? {} : { filter }),
         heading,
-        footer: `${state.site.name} · page ${page} of ${pages}`,
+        footer: say('search.grid.footer', { site: state.site.name, page, pages }),
         rows,
         textMax: V2_ANSWER_TEXT_MAX,
+        say,
       });
     // Laid out once without the picker to learn which images the rating rule and the filter let show
     // (those the list had no room for, with their sources, are still picked for their full cards).
     const laidOut = layout([]);
     const shown = [...laidOut.shown, ...laidOut.unlisted];
-    const withRows = layout([...pickRow(state.site, shown), ...nav]);
+    const withRows = layout([...pickRow(state.site, shown, say), ...nav]);
     return { componentsV2: true, components: [withRows.container] };
   }
-  const card = imageCard(image, cardContext(view, filter, { footerExtra: `${page} of ${total}` }));
+  const card = imageCard(
+    image,
+    cardContext(view, filter, { footerExtra: say('search.card.position', { page, total }) }),
+  );
   return cardMessage(card, state.site, image.id, {
     rows: nav,
     ...(options.form === undefined ? {} : { form: options.form }),
@@ -138,12 +154,8 @@ export async function renderSearchPage(
 }
 
 export function noResultsText(view: View): string {
-  return view.ageRestricted
-    ? 'No images matched that search.'
-    : 'No images matched that search. Outside age-restricted channels only images rated safe are searched.';
+  return sayIn(view.locale)(view.ageRestricted ? 'search.no-results' : 'search.no-results.safe-only');
 }
-
-const EXPIRED = 'These search results have expired. Run /search again.';
 
 function targetPage(action: SearchAction, state: SearchPage, random: () => number): number {
   switch (action) {
@@ -178,9 +190,10 @@ export function searchButtons(random: () => number = Math.random): Record<string
       }
       // The dead buttons come off the message (a "Post publicly" click has its own new reply instead),
       // and the clicker alone is told why.
+      const say = sayIn(context.locale);
       const dead = (text: string): Reply =>
         action === 'pub' ? { kind: 'private', text } : { kind: 'expired', text };
-      const expired = (): Reply => dead(EXPIRED);
+      const expired = (): Reply => dead(say('search.expired'));
       if (state === undefined || context.now() - state.issuedAt > STATE_TTL_MS) return expired();
       const stored = await context.state.get(SEARCH_STATE_KIND, state.token, searchStateSchema);
       if (stored === undefined) return expired();
@@ -200,7 +213,7 @@ export function searchButtons(random: () => number = Math.random): Record<string
           ? { withButtons: false }
           : { withButtons: true, form: formOfMessage(interaction.message) },
       );
-      if (message === undefined) return dead('No images match that search any more.');
+      if (message === undefined) return dead(say('search.gone'));
       return messageReply(message);
     },
   });

@@ -78,13 +78,15 @@ export async function changeChannel(
         site: escapeMarkdown(site.name),
         channel: `<#${scope.channelId}>`,
       }),
-      describeFilter(filter, site, names),
+      describeFilter(filter, site, names, { say }),
     );
   }
   const next = await context.settings.update(guildId, (current) =>
     withChannel(current, scope.channelId, (own) => applied(own, change, site.id)),
   );
-  return textReply([...describeScope(next, scope, context.sites, say), ...lines].join('\n'));
+  return textReply(
+    [...describeScope(next, scope, context.sites, say, context.guildLocale), ...lines].join('\n'),
+  );
 }
 
 /** `/settings channel`, once the runtime checked the member may change settings. */
@@ -122,7 +124,9 @@ export async function runChannelSubcommand(
   };
   if (Object.keys(change).length === 0) {
     const record = await context.settings.get(guildId);
-    return textReply(describeScope(record, scope, context.sites, sayIn(context.locale)).join('\n'));
+    return textReply(
+      describeScope(record, scope, context.sites, sayIn(context.locale), context.guildLocale).join('\n'),
+    );
   }
   return changeChannel(context, guildId, scope, change);
 }

@@ -83,7 +83,7 @@ function row(
 export function panelBody(
   record: GuildSettingsRecord,
   scope: Scope,
-  context: Pick<CommandContext, 'sites' | 'locale'>,
+  context: Pick<CommandContext, 'sites' | 'locale' | 'guildLocale'>,
   status?: string,
   say: Say = sayIn(context.locale),
 ): MessageBody {
@@ -93,7 +93,7 @@ export function panelBody(
     scope.kind === 'server'
       ? say('settings.panel.heading.server')
       : say('settings.panel.heading.channel', { channel: `<#${scope.channelId}>` });
-  const text = [heading, ...describeScope(record, scope, sites, say)].join('\n');
+  const text = [heading, ...describeScope(record, scope, sites, say, context.guildLocale)].join('\n');
   const statusText = status === undefined ? [] : [truncateMarkdown(status, 1500)];
   const siteOptions = [
     ...(scope.kind === 'channel'
@@ -325,7 +325,10 @@ export const panelSelects: Readonly<Record<string, SelectHandler>> = {
       }
       const record = await context.settings.get(guildId);
       const say = sayIn(context.locale);
-      const shown = describeScope(record, scope, context.sites, say)[scope.kind === 'server' ? 0 : 1] ?? '';
+      const shown =
+        describeScope(record, scope, context.sites, say, context.guildLocale)[
+          scope.kind === 'server' ? 0 : 1
+        ] ?? '';
       const status = say('settings.panel.status.changed', { setting: shown.replace(/^• /, '') });
       return messageReply(panelBody(record, scope, context, status));
     },

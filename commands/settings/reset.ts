@@ -1,7 +1,8 @@
 /**
  * `/settings reset`, confirmed: the answer says what would be cleared (the site, filters, references, the
- * server's tags and every channel's own settings; feeds stay) and waits for a press of **Reset everything**
- * by someone who may change the settings. One delete of the server's one record, so all of it goes at once.
+ * server's tags, its language and every channel's own settings; feeds stay) and waits for a press of
+ * **Reset everything** by someone who may change the settings. One delete of the server's one record, so
+ * all of it goes at once.
  */
 import { ButtonStyle, ComponentType } from 'discord.js';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import type { GuildSettingsRecord } from '../shared/guild-settings.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { sayIn, type Say } from '../shared/say.js';
+import { languageName } from './language.js';
 
 type ResetAction = 'reset-yes' | 'reset-no';
 
@@ -31,6 +33,9 @@ function whatWouldGo(record: GuildSettingsRecord, say: Say): string | undefined 
   const hidden = record.hiddenTags?.length ?? 0;
   const spoilered = record.spoileredTags?.length ?? 0;
   if (hidden + spoilered > 0) parts.push(say('settings.reset.part.tags', { hidden, spoilered }));
+  if (record.language !== undefined) {
+    parts.push(say('language.reset-part', { name: languageName(record.language) }));
+  }
   const channels = Object.keys(record.channels ?? {}).length;
   if (channels > 0) parts.push(say('settings.reset.part.channels', { count: channels }));
   return parts.length === 0 ? undefined : parts.join(', ');

@@ -20,6 +20,7 @@ export async function setServerFilter(
   const filter = await usableFilter(filterId, site, context);
   await context.settings.setFilter(guildId, site.id, filter.id);
   const names = await filterTagNames(context.registry.client(site), filter, context.logger);
-  const heading = sayIn(context.locale)('settings.filter.set', { site: escapeMarkdown(site.name) });
-  return `${heading}\n${describeFilter(filter, site, names)}`;
+  const say = sayIn(context.locale);
+  const heading = say('settings.filter.set', { site: escapeMarkdown(site.name) });
+  return `${heading}\n${describeFilter(filter, site, names, { say })}`;
 }

@@ -12,6 +12,7 @@ import { permissionReport } from './permissions.js';
 import type { ButtonHandler, ChatCommand, CommandContext } from '../shared/context.js';
 import { runChannelSubcommand, SERVER_SITE_CHOICE } from './channel.js';
 import { openPanel, panelButtons, panelModals, panelSelects } from './panel.js';
+import { languageChoices, runLanguageSubcommand } from './language.js';
 import { askReset, resetButtons } from './reset.js';
 import { SETTINGS_CHANNEL_TYPES } from './scope.js';
 import { setServerFilter } from './server-filter.js';
@@ -64,6 +65,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   site: chooseSite,
   filter: chooseFilter,
   channel: runChannelSubcommand,
+  language: runLanguageSubcommand,
   panel: (_interaction, context, guildId) => openPanel(context, guildId),
 };
 
@@ -203,6 +205,18 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
           ),
       )
       .addSubcommand((sub) =>
+        sub
+          .setName('language')
+          .setDescription('The language of unfurl replies and feed posts (no option: show it)')
+          .addStringOption((option) =>
+            option
+              .setName('language')
+              .setDescription('The language to write them in')
+              .addChoices(languageChoices()),
+          )
+          .addChannelOption((option) => channelOption(option, 'Only in this channel (default: the server)')),
+      )
+      .addSubcommand((sub) =>
         sub.setName('export').setDescription("A file of this server's settings and feeds, to keep or copy"),
       )
       .addSubcommand((sub) =>
@@ -259,7 +273,7 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
           scope.kind === 'server'
             ? permissionReport(interaction.guild, options.readsChat ?? true, sayIn(context.locale))
             : [];
-        return showSettings(context, guildId, scope, permissions);
+        return showSettings(context, guildId, scope, permissions, interaction.guildLocale ?? null);
       }
       if (subcommand === 'export' || subcommand === 'import') {
         if (options.transfer === undefined)

@@ -2,7 +2,7 @@
  * `/settings show [channel:]`: what applies, and where each setting comes from (the channel's own, the
  * server's, the bot's default). For the server: its site and filter (described by the board), references,
  * its own tags, which channels set something of their own, and what the bot cannot do in which channel.
- * For a channel: its effective site, filter, unfurls, references and tags, each with its source.
+ * For a channel: its effective site, filter, unfurls, references, language and tags, each with its source.
  */
 import type { Reply } from '../../src/discord/contract.js';
 import { NotFoundError } from '../../src/errors.js';
@@ -16,6 +16,7 @@ import type { SiteDirectory } from '../shared/site-directory.js';
 import { tagNamesLine } from '../shared/tag-changes.js';
 import { textReply } from '../shared/text-reply.js';
 import { filterIn } from '../shared/view.js';
+import { languageLine } from './language.js';
 import { channelOf, listsOf, SERVER_SCOPE, siteOf, type Scope } from './scope.js';
 
 /** Which list a tags line is about (its catalogue keys: `<key>` and `<key>.none`). */
@@ -41,12 +42,15 @@ const CHANNELS_NAMED = 20;
 /**
  * The settings that apply in `scope`, each with its source, in `say`'s language: no board call (the filter
  * by its id). The server's lists come before the channels' and the tags last: a long answer is cut at its end.
+ * `guildLocale` is Discord's preferred locale of the server (null: none; undefined: not known here), which
+ * the language of unfurls and feed posts follows where nothing set one.
  */
 export function describeScope(
   record: GuildSettingsRecord,
   scope: Scope,
   sites: SiteDirectory,
   say: Say = sayEnglish,
+  guildLocale?: string | null,
 ): string[] {
   const site = siteOf(record, scope, sites);
   if (scope.kind === 'server') {
@@ -72,6 +76,7 @@ export function describeScope(
               more: channels.length - CHANNELS_NAMED,
             })
           : say('settings.show.channels.some', { count: channels.length, channels: named }),
+      languageLine(record, scope, say, guildLocale),
       tagsLine(say, 'settings.show.hidden', server.hidden),
       tagsLine(say, 'settings.show.spoilered', server.spoilered),
     ];
@@ -105,6 +110,7 @@ export function describeScope(
       state: references ? 'on' : 'off',
       from: fromOwn(own.imageReferences !== undefined, 'server'),
     }),
+    languageLine(record, scope, say, guildLocale),
     `• ${tagsLine(say, 'settings.show.channel.hidden', lists.hidden, 400)}`,
     `• ${tagsLine(say, 'settings.show.channel.spoilered', lists.spoilered, 300)}`,
     say('settings.show.channel.server-lists', {
@@ -158,17 +164,14 @@ export async function showSettings(
   guildId: string,
   scope: Scope,
   permissions: readonly string[],
+  guildLocale?: string | null,
 ): Promise<Reply> {
   const record = await context.settings.get(guildId);
   const say = sayIn(context.locale);
-  if (scope.kind === 'channel') return textReply(describeScope(record, scope, context.sites, say).join('\n'));
-  const [site = '', references = '', channels = '', ...tags] = describeScope(
-    record,
-    scope,
-    context.sites,
-    say,
-  );
+  const lines = describeScope(record, scope, context.sites, say, guildLocale);
+  if (scope.kind === 'channel') return textReply(lines.join('\n'));
+  const [site = '', references = '', channels = '', language = '', ...tags] = lines;
   const filter = await filterLines(context, record, say);
   // What the bot cannot do comes before the tag lists: a long answer is cut at its end.
-  return textReply([site, ...filter, references, channels, ...permissions, ...tags].join('\n'));
+  return textReply([site, ...filter, references, channels, language, ...permissions, ...tags].join('\n'));
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { OutgoingFile } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
-import { escapeMarkdown, truncate } from '../../src/render/index.js';
+import { truncate } from '../../src/render/index.js';
 import {
   guildRecordOf,
   guildRecordSchema,
@@ -16,6 +16,8 @@ import {
   type GuildSettingsRecord,
 } from '../shared/guild-settings.js';
 import { QUERY_MAX } from '../shared/query-autocomplete.js';
+import { sayEnglish, type Say } from '../shared/say.js';
+import { importProblem } from './transfer-issues.js';
 
 export const TRANSFER_FORMAT = 'philomena-bot/settings';
 /** The newest version this bot writes and reads; a file of a newer one is refused, not guessed at. */
@@ -88,19 +90,18 @@ export function exportFile(input: {
   };
 }
 
-/** A file's field path as a member reads it (`settings.channels.123.hiddenTags.4`), escaped and short. */
-function pathText(path: readonly PropertyKey[]): string {
-  const text = path.map(String).join('.');
-  return text === '' ? 'its top level' : `\`${truncate(text.replaceAll('`', "'"), 80)}\``;
-}
-
 const versionSchema = z.object({ version: z.number().int().positive() });
 
 /**
  * The file's content, or the error to tell the member; never throws. `feedsMax` is the server's feed
- * limit (what `/feed add` allows).
+ * limit (what `/feed add` allows); `say` is the member's language, which the params of a refusal are in
+ * (its text stays English, as every UserFacingError's: the runtime reads the catalogue by its id).
  */
-export function readTransferFile(bytes: Uint8Array, feedsMax: number): TransferFile | UserFacingError {
+export function readTransferFile(
+  bytes: Uint8Array,
+  feedsMax: number,
+  say: Say = sayEnglish,
+): TransferFile | UserFacingError {
   if (bytes.byteLength > TRANSFER_FILE_MAX_BYTES) {
     return new UserFacingError(
       'settings.import.too-large',
@@ -134,13 +135,14 @@ export function readTransferFile(bytes: Uint8Array, feedsMax: number): TransferF
   }
   const parsed = fileSchema(feedsMax).safeParse(data);
   if (!parsed.success) {
+    // Never zod's own message: it is English written for developers (transfer-issues.ts).
     const issue = parsed.error.issues[0];
-    const where = pathText(issue?.path ?? []);
-    const what = escapeMarkdown(truncate(issue?.message ?? 'not as expected', 120));
+    const english = importProblem(issue, data, sayEnglish);
+    const local = importProblem(issue, data, say);
     return new UserFacingError(
       'settings.import.invalid',
-      `That settings file cannot be imported: ${where} is wrong (${what}). Nothing was changed.`,
-      { params: { path: where, what } },
+      `That settings file cannot be imported: ${english.path} is wrong (${english.what}). Nothing was changed.`,
+      { params: { path: local.path, what: local.what } },
     );
   }
   const { exportedAt, server, settings, feeds } = parsed.data;

@@ -10,7 +10,9 @@ import {
   type ChannelSettingsRecord,
   type GuildSettingsRecord,
 } from '../shared/guild-settings.js';
+import { sayEnglish, type Say } from '../shared/say.js';
 import type { FileFeed, TransferFile } from './transfer-file.js';
+import { languageName } from './language.js';
 
 export interface ImportPlan {
   /** What the server's record becomes. */
@@ -78,29 +80,48 @@ export function planImport(file: TransferFile, target: ImportTarget): ImportPlan
 /** How many items of one list the preview names before "and N more". */
 const LIST_SHOWN = 8;
 
-function listed(items: readonly string[]): string {
+function listed(items: readonly string[], say: Say): string {
   const shown = items.slice(0, LIST_SHOWN).join(', ');
-  return items.length > LIST_SHOWN ? `${shown} and ${items.length - LIST_SHOWN} more` : shown;
+  return items.length > LIST_SHOWN
+    ? say('transfer.preview.list-more', { shown, count: items.length - LIST_SHOWN })
+    : shown;
 }
 
 const tag = (name: string): string => escapeMarkdown(truncate(name, 60));
 const channel = (id: string): string => `<#${id}>`;
-const feedName = (feed: FileFeed): string =>
-  `"${escapeMarkdown(truncate(feed.query, 60))}" in ${channel(feed.channelId)}`;
+const feedName =
+  (say: Say) =>
+  (feed: FileFeed): string =>
+    say('transfer.preview.feed', {
+      query: escapeMarkdown(truncate(feed.query, 60)),
+      channel: channel(feed.channelId),
+    });
 const feedKey = (feed: FileFeed): string => JSON.stringify([feed.channelId, feed.siteId, feed.query]);
 
-function tagChanges(label: string, before: readonly string[] = [], after: readonly string[] = []): string[] {
+/** `list` names the lines' keys: `transfer.preview.<list>-added` and `-removed`. */
+function tagChanges(
+  say: Say,
+  list: 'hidden' | 'spoilered',
+  before: readonly string[] = [],
+  after: readonly string[] = [],
+): string[] {
   const added = after.filter((name) => !before.includes(name));
   const removed = before.filter((name) => !after.includes(name));
   return [
-    ...(added.length > 0 ? [`${label} added: ${listed(added.map(tag))}`] : []),
-    ...(removed.length > 0 ? [`${label} removed: ${listed(removed.map(tag))}`] : []),
+    ...(added.length > 0
+      ? [say(`transfer.preview.${list}-added`, { tags: listed(added.map(tag), say) })]
+      : []),
+    ...(removed.length > 0
+      ? [say(`transfer.preview.${list}-removed`, { tags: listed(removed.map(tag), say) })]
+      : []),
   ];
 }
 
 /** Lines that fit one message with `head` and `tail`; the lines left out are counted instead. */
-function fitted(head: string, lines: readonly string[], tail: string): string {
-  const budget = MESSAGE_CONTENT_MAX - head.length - tail.length - 40;
+function fitted(head: string, lines: readonly string[], tail: string, say: Say): string {
+  // Room for the line that counts what is left out, as long as it can be in this language.
+  const more = say('transfer.preview.more-changes', { count: lines.length }).length + 1;
+  const budget = MESSAGE_CONTENT_MAX - head.length - tail.length - more - 2;
   const kept: string[] = [];
   let used = 0;
   for (const line of lines) {
@@ -110,39 +131,66 @@ function fitted(head: string, lines: readonly string[], tail: string): string {
     used += cut.length + 1;
   }
   const left = lines.length - kept.length;
-  return [head, ...kept, ...(left > 0 ? [`…and ${left} more changes`] : []), tail].join('\n');
+  return [
+    head,
+    ...kept,
+    ...(left > 0 ? [say('transfer.preview.more-changes', { count: left })] : []),
+    tail,
+  ].join('\n');
 }
 
 /**
- * What applying `plan` changes compared with `now`, for the member to confirm. `siteName` names a site id
- * (undefined: the bot's default site).
+ * What applying `plan` changes compared with `now`, for the member to confirm, in `say`'s language (English
+ * by default). `siteName` names a site id (undefined: the bot's default site); `lead` goes before it all
+ * (what the file is), so the whole fits one message.
  */
 export function previewText(
   plan: ImportPlan,
   now: { readonly settings: GuildSettingsRecord; readonly feeds: readonly FileFeed[] },
   siteName: (siteId: string | undefined) => string,
+  { say = sayEnglish, lead = '' }: { readonly say?: Say; readonly lead?: string } = {},
 ): string {
   const before = now.settings;
   const after = plan.settings;
   const lines: string[] = [];
   if (before.siteId !== after.siteId)
-    lines.push(`Site: ${siteName(before.siteId)} → ${siteName(after.siteId)}`);
+    lines.push(
+      say('transfer.preview.site', { before: siteName(before.siteId), after: siteName(after.siteId) }),
+    );
   for (const id of new Set([...Object.keys(before.filters), ...Object.keys(after.filters)])) {
     const [was, will] = [before.filters[id], after.filters[id]];
-    if (was !== will) lines.push(`Filter on ${siteName(id)}: ${was ?? 'none'} → ${will ?? 'none'}`);
+    // Filter ids are names, not quantities: written as they are, never grouped as numbers.
+    const shown = (filter: number | undefined): string =>
+      filter === undefined ? say('transfer.preview.filter-none') : String(filter);
+    if (was !== will) {
+      lines.push(
+        say('transfer.preview.filter', { site: siteName(id), before: shown(was), after: shown(will) }),
+      );
+    }
+  }
+  if (before.language !== after.language) {
+    const named = (language: string | undefined): string =>
+      language === undefined ? say('transfer.preview.language-discord') : languageName(language);
+    lines.push(
+      say('transfer.preview.language', { before: named(before.language), after: named(after.language) }),
+    );
   }
   if ((before.imageReferences ?? true) !== (after.imageReferences ?? true)) {
-    lines.push(`Image references: ${after.imageReferences === false ? 'off' : 'on'}`);
+    lines.push(say('transfer.preview.references', { state: after.imageReferences === false ? 'off' : 'on' }));
   }
-  lines.push(...tagChanges('Hidden tags', before.hiddenTags, after.hiddenTags));
-  lines.push(...tagChanges('Spoilered tags', before.spoileredTags, after.spoileredTags));
+  lines.push(...tagChanges(say, 'hidden', before.hiddenTags, after.hiddenTags));
+  lines.push(...tagChanges(say, 'spoilered', before.spoileredTags, after.spoileredTags));
   const [channelsBefore, channelsAfter] = [before.channels ?? {}, after.channels ?? {}];
   const set = Object.keys(channelsAfter).filter(
     (id) => JSON.stringify(channelsBefore[id]) !== JSON.stringify(channelsAfter[id]),
   );
   const cleared = Object.keys(channelsBefore).filter((id) => channelsAfter[id] === undefined);
-  if (set.length > 0) lines.push(`Channel settings set: ${listed(set.map(channel))}`);
-  if (cleared.length > 0) lines.push(`Channel settings cleared: ${listed(cleared.map(channel))}`);
+  if (set.length > 0) {
+    lines.push(say('transfer.preview.channels-set', { channels: listed(set.map(channel), say) }));
+  }
+  if (cleared.length > 0) {
+    lines.push(say('transfer.preview.channels-cleared', { channels: listed(cleared.map(channel), say) }));
+  }
   const beforeKeys = new Set(now.feeds.map(feedKey));
   const afterKeys = new Set(plan.feeds.map(feedKey));
   const added = plan.feeds.filter((feed) => !beforeKeys.has(feedKey(feed)));
@@ -153,30 +201,39 @@ export function previewText(
   });
   const paused = matched.filter(({ feed, was }) => feed.paused && !was.paused).map(({ feed }) => feed);
   const resumed = matched.filter(({ feed, was }) => !feed.paused && was.paused).map(({ feed }) => feed);
-  if (added.length > 0) lines.push(`Feeds added: ${listed(added.map(feedName))}`);
-  if (removed.length > 0) lines.push(`Feeds removed: ${listed(removed.map(feedName))}`);
-  if (paused.length > 0) lines.push(`Feeds paused: ${listed(paused.map(feedName))}`);
-  if (resumed.length > 0) lines.push(`Feeds resumed: ${listed(resumed.map(feedName))}`);
+  const feedLists = [
+    ['added', added],
+    ['removed', removed],
+    ['paused', paused],
+    ['resumed', resumed],
+  ] as const;
+  for (const [change, list] of feedLists) {
+    if (list.length > 0) {
+      lines.push(say(`transfer.preview.feeds-${change}`, { feeds: listed(list.map(feedName(say)), say) }));
+    }
+  }
   const unchanged = matched.length - paused.length - resumed.length;
   // Said only beside a change: a file that changes nothing says so in one line.
-  if (unchanged > 0 && lines.length > 0) lines.push(`Feeds kept as they are: ${unchanged}`);
+  if (unchanged > 0 && lines.length > 0) lines.push(say('transfer.preview.feeds-kept', { count: unchanged }));
   if (plan.droppedChannels.length > 0) {
-    lines.push(
-      `Left out, not channels of this server: ${listed(plan.droppedChannels.map((id) => `\`${id}\``))}`,
+    const channels = listed(
+      plan.droppedChannels.map((id) => `\`${id}\``),
+      say,
     );
+    lines.push(say('transfer.preview.dropped-channels', { channels }));
   }
   if (plan.droppedSites.length > 0) {
-    lines.push(
-      `Left out, sites this bot does not know: ${listed(plan.droppedSites.map((id) => escapeMarkdown(truncate(id, 40))))}`,
+    const sites = listed(
+      plan.droppedSites.map((id) => escapeMarkdown(truncate(id, 40))),
+      say,
     );
+    lines.push(say('transfer.preview.dropped-sites', { sites }));
   }
-  const head =
-    lines.length === 0
-      ? 'Importing this file changes nothing on this server.'
-      : 'Importing this file would change:';
+  const head = say(lines.length === 0 ? 'transfer.preview.unchanged' : 'transfer.preview.changes');
   return fitted(
-    head,
+    lead + head,
     lines.map((line) => `- ${line}`),
-    'Apply it? (The buttons work for 15 minutes.)',
+    say('transfer.preview.confirm'),
+    say,
   );
 }

@@ -24,6 +24,7 @@ import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { buttonCodec, segment } from '../../src/discord/custom-id.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { BadQueryError, SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
+import type { Translator } from '../../src/i18n/index.js';
 import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncate, truncateMarkdown } from '../../src/render/index.js';
 import { recordStoreOf, type RecordStore } from '../../src/store/index.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
@@ -36,6 +37,7 @@ import {
   type GuildSettingsRecord,
 } from '../shared/guild-settings.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
+import { sayIn, type Say } from '../shared/say.js';
 import { textReply } from '../shared/text-reply.js';
 import { exportFile, readTransferFile, TRANSFER_FILE_MAX_BYTES, type FileFeed } from './transfer-file.js';
 import { planImport, previewText } from './transfer-plan.js';
@@ -92,10 +94,11 @@ export interface SettingsTransferDeps {
   readonly feeds: TransferFeeds;
   /** The most feeds a server may have (FEEDS_PER_SERVER): a file with more is refused. */
   readonly perServer: number;
+  /** The answers' words; the shipped catalogues unless a test gives others (the pseudo-locale). */
+  readonly translator?: Translator;
 }
 
 const STATE_KIND = 'settings-import';
-const EXPIRED_TEXT = 'This import has expired (after 15 minutes). Run /settings import again.';
 
 const importCodec = buttonCodec<'apply' | 'cancel', { readonly token: string; readonly owner: string }>({
   namespace: 'setimp',
@@ -243,6 +246,8 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
   readonly buttons: Readonly<Record<string, ButtonHandler>>;
 } {
   const records = recordStoreOf(deps.store);
+  /** The member's language: every answer of export and import is in it (errors through their ids). */
+  const sayTo = (locale: string): Say => sayIn(locale, deps.translator);
 
   const exportSettings: Subcommand = async (interaction, context, guildId) => {
     const record = await context.settings.get(guildId);
@@ -255,13 +260,15 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
       now: context.now(),
     });
     const channels = Object.keys(record.channels ?? {}).length;
+    const say = sayTo(context.locale);
     return {
       kind: 'message',
       body: {
-        content: `This server's settings (site, filters, references, tags, ${channels} channel${channels === 1 ? '' : 's'} with settings of their own) and its ${feeds.length} feed${feeds.length === 1 ? '' : 's'}. Import it here or in another server with /settings import.`,
+        content: say('transfer.export.done', { channels, feeds: feeds.length }),
         embeds: [],
         components: [],
-        files: [file],
+        // The file's name stays as it is (ASCII, the same in every language); its description is read.
+        files: [{ ...file, description: say('transfer.export.file-description') }],
       },
     };
   };
@@ -284,7 +291,8 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
   }
 
   const importSettings: Subcommand = async (interaction, context, guildId) => {
-    const file = readTransferFile(await readUpload(interaction, context), deps.perServer);
+    const say = sayTo(context.locale);
+    const file = readTransferFile(await readUpload(interaction, context), deps.perServer, say);
     if (file instanceof UserFacingError) throw file;
     const plan = planImport(file, {
       channelIds: new Set(targetChannels(interaction.guild, SETTINGS_TYPES).keys()),
@@ -297,7 +305,7 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
     };
     const siteName = (id: string | undefined): string => {
       const site = id === undefined ? context.sites.defaultSite : context.sites.byId(id);
-      return escapeMarkdown(truncate(site?.name ?? id ?? 'the default site', 60));
+      return escapeMarkdown(truncate(site?.name ?? id ?? say('transfer.site.default'), 60));
     };
     const token = await context.state.put(STATE_KIND, {
       guildId,
@@ -305,12 +313,19 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
       feeds: plan.feeds,
     });
     const owner = interaction.user.id;
-    const from = file.server.id === guildId ? 'this server' : `server \`${file.server.id}\``;
-    const head = `Settings file of ${from}, exported ${file.exportedAt.slice(0, 10)}.\n`;
+    // The export's day as Discord shows a date to each reader (the file's time is UTC, the reader's is not).
+    const date = `<t:${Math.floor(Date.parse(file.exportedAt) / 1000)}:d>`;
+    const head =
+      file.server.id === guildId
+        ? say('transfer.import.head-this-server', { date })
+        : say('transfer.import.head-other-server', { server: file.server.id, date });
     return {
       kind: 'message',
       body: {
-        content: truncateMarkdown(head + previewText(plan, now, siteName), MESSAGE_CONTENT_MAX),
+        content: truncateMarkdown(
+          previewText(plan, now, siteName, { say, lead: `${head}\n` }),
+          MESSAGE_CONTENT_MAX,
+        ),
         embeds: [],
         components: [
           {
@@ -319,13 +334,13 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
               {
                 type: ComponentType.Button,
                 style: ButtonStyle.Danger,
-                label: 'Apply',
+                label: say('transfer.button.apply'),
                 custom_id: importCodec.encode('apply', { token, owner }),
               },
               {
                 type: ComponentType.Button,
                 style: ButtonStyle.Secondary,
-                label: 'Cancel',
+                label: say('transfer.button.cancel'),
                 custom_id: importCodec.encode('cancel', { token, owner }),
               },
             ],
@@ -357,7 +372,7 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
       const pending =
         fields === undefined ? undefined : await context.state.get(STATE_KIND, fields.token, pendingSchema);
       if (pending === undefined || pending.guildId !== interaction.guildId) {
-        return { kind: 'expired', text: EXPIRED_TEXT };
+        return { kind: 'expired', text: sayTo(context.locale)('transfer.import.expired') };
       }
       const settings = guildRecordOf(pending.settings);
       const channels = targetChannels(interaction.guild, FEED_TYPES);
@@ -402,18 +417,16 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
           ageRestricted: (id) => isAgeRestrictedChannel(channels.get(id)),
         },
       );
-      return textReply(
-        `Imported: this server's settings are now the file's, and it has ${result.feeds} feed${result.feeds === 1 ? '' : 's'}. See them with /settings show and /feed list.`,
-      );
+      return textReply(sayTo(context.locale)('transfer.import.done', { feeds: result.feeds }));
     },
   };
 
   const cancel: ButtonHandler = {
     defer: (interaction, args) =>
       importCodec.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
-    async run(interaction, args) {
+    async run(interaction, args, context) {
       ownerCheck(args, interaction.user.id);
-      return textReply('Import cancelled: nothing was changed.');
+      return textReply(sayTo(context.locale)('transfer.import.cancelled'));
     },
   };
 

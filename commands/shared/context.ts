@@ -27,6 +27,11 @@ export interface CommandContext {
    * every answer to them is in it (src/i18n: `shippedTranslator().t(context.locale, key, params)`).
    */
   readonly locale: string;
+  /**
+   * The server's preferred locale as Discord reports it with the interaction (`guild_locale`): what
+   * unfurls and feed posts follow where the server set no language. Absent outside servers.
+   */
+  readonly guildLocale?: string | null;
   readonly view: View;
   readonly registry: ClientRegistry;
   readonly settings: GuildSettings;

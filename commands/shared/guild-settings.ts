@@ -1,9 +1,10 @@
 /**
  * Per-server settings: the site and, per site, the filter; whether `>>123` references get cards; the
- * server's own hidden and spoilered tags; and settings of single channels (site, filters, unfurl,
- * references, tags), each unset meaning the server's. Kept in the store without a lifetime so they survive
- * restarts, in one record per server, so that a change, an import or a reset is one atomic write. A filter
- * belongs to the site it was set for: switching sites keeps it for later.
+ * server's own hidden and spoilered tags; the language of unfurls and feed posts; and settings of single
+ * channels (site, filters, unfurl, references, tags, language), each unset meaning the server's. Kept in
+ * the store without a lifetime so they survive restarts, in one record per server, so that a change, an
+ * import or a reset is one atomic write. A filter belongs to the site it was set for: switching sites keeps
+ * it for later.
  *
  * Every list is bounded and the bound is said when it is reached (TAG_LIST_MAX tags per list,
  * CHANNEL_SETTINGS_MAX channels with their own settings): a record read for every message must stay small.
@@ -28,6 +29,7 @@ import { UserFacingError } from '../../src/discord/failures.js';
 import { recordStoreOf } from '../../src/store/index.js';
 import { normaliseTagName } from '../../src/render/content-rules.js';
 import { TAG_LIST_MAX } from './tag-lists.js';
+import { shippedTranslator } from '../../src/i18n/index.js';
 
 /** What one channel sets for itself; whatever is absent is the server's (threads follow their parent). */
 export interface ChannelSettingsRecord {
@@ -43,6 +45,8 @@ export interface ChannelSettingsRecord {
   readonly hiddenTags?: readonly string[];
   /** Tags put behind Discord's spoiler here on top of the server's. */
   readonly spoileredTags?: readonly string[];
+  /** The language of unfurl replies and feed posts here (a shipped locale); the server's when absent. */
+  readonly language?: string;
 }
 
 export interface GuildSettingsRecord {
@@ -58,6 +62,11 @@ export interface GuildSettingsRecord {
   readonly spoileredTags?: readonly string[];
   /** Channels with settings of their own, by channel id. */
   readonly channels?: Readonly<Record<string, ChannelSettingsRecord>>;
+  /**
+   * The language of unfurl replies and feed posts (a shipped locale, `/settings language`); absent means
+   * Discord's preferred locale of the server, as it is when the text is made.
+   */
+  readonly language?: string;
 }
 
 /** The most tags one list holds (a server's, a channel's, a member's; hidden and spoilered each). */
@@ -102,6 +111,17 @@ const tagListSchema = z
   .max(TAG_LIST_MAX)
   .transform((names) => [...new Set(names.map(normaliseTagName).filter((name) => name !== ''))]);
 
+/**
+ * A language the bot ships (`locales/<locale>.json`). One it no longer ships (or a file written by hand)
+ * reads as unset rather than making the whole record unreadable: the server's other settings stay.
+ */
+const languageSchema = z
+  .string()
+  .max(20)
+  .refine((locale) => shippedTranslator().locales.includes(locale))
+  .optional()
+  .catch(undefined);
+
 const channelSchema = z.object({
   siteId: z.string().max(100).optional(),
   filters: filtersSchema.optional(),
@@ -109,6 +129,7 @@ const channelSchema = z.object({
   imageReferences: z.boolean().optional(),
   hiddenTags: tagListSchema.optional(),
   spoileredTags: tagListSchema.optional(),
+  language: languageSchema,
 });
 
 /** A server's record as stored (and as an import carries it: commands/settings/transfer.ts). */
@@ -118,6 +139,7 @@ export const guildRecordSchema = z.object({
   imageReferences: z.boolean().optional(),
   hiddenTags: tagListSchema.optional(),
   spoileredTags: tagListSchema.optional(),
+  language: languageSchema,
   channels: z
     .record(z.string().regex(/^\d{1,20}$/), channelSchema)
     .refine((channels) => Object.keys(channels).length <= CHANNEL_SETTINGS_MAX, {
@@ -134,8 +156,9 @@ export function compactChannel(channel: {
   readonly imageReferences?: boolean | undefined;
   readonly hiddenTags?: readonly string[] | undefined;
   readonly spoileredTags?: readonly string[] | undefined;
+  readonly language?: string | undefined;
 }): ChannelSettingsRecord | undefined {
-  const { siteId, filters, unfurl, imageReferences, hiddenTags, spoileredTags } = channel;
+  const { siteId, filters, unfurl, imageReferences, hiddenTags, spoileredTags, language } = channel;
   const kept: ChannelSettingsRecord = {
     ...(siteId === undefined ? {} : { siteId }),
     ...(filters === undefined || Object.keys(filters).length === 0 ? {} : { filters }),
@@ -143,6 +166,7 @@ export function compactChannel(channel: {
     ...(imageReferences === undefined ? {} : { imageReferences }),
     ...(hiddenTags === undefined || hiddenTags.length === 0 ? {} : { hiddenTags }),
     ...(spoileredTags === undefined || spoileredTags.length === 0 ? {} : { spoileredTags }),
+    ...(language === undefined ? {} : { language }),
   };
   return Object.keys(kept).length === 0 ? undefined : kept;
 }
@@ -171,6 +195,7 @@ export function storedGuildRecord(record: GuildSettingsRecord): Record<string, u
     ...(record.imageReferences === false ? { imageReferences: false } : {}),
     ...((record.hiddenTags?.length ?? 0) > 0 ? { hiddenTags: record.hiddenTags } : {}),
     ...((record.spoileredTags?.length ?? 0) > 0 ? { spoileredTags: record.spoileredTags } : {}),
+    ...(record.language === undefined ? {} : { language: record.language }),
     ...(Object.keys(channels).length > 0 ? { channels } : {}),
   };
 }
@@ -186,6 +211,7 @@ export function guildRecordOf(data: z.infer<typeof guildRecordSchema>): GuildSet
     ...(data.spoileredTags === undefined || data.spoileredTags.length === 0
       ? {}
       : { spoileredTags: data.spoileredTags }),
+    ...(data.language === undefined ? {} : { language: data.language }),
     ...(Object.keys(channels).length === 0 ? {} : { channels }),
   };
 }

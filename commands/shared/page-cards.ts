@@ -31,6 +31,7 @@ import {
   type ImageCard,
 } from '../../src/render/index.js';
 import { boardQuery, safeSearchQuery, unratedMayShow, wordsAboutImageMayShow } from './safety.js';
+import { sayIn, type Say } from './say.js';
 import { cardContext, filterContext, showImage } from './show-image.js';
 import type { View } from './view.js';
 
@@ -81,6 +82,7 @@ export async function tagCardEmbed(
     ...(view.spoilerChannel ? { spoilerChannel: true } : {}),
     ...(example === undefined ? {} : { example }),
     ...(aliasOf === undefined ? {} : { aliasOf }),
+    say: sayIn(view.locale),
   });
 }
 
@@ -113,9 +115,13 @@ export async function searchCard(
   // (Why?), and a member's own list is nobody else's business.
   const link = `${view.site.baseUrl}/search?q=${encodeURIComponent(safeSearchQuery(query, view.ageRestricted))}`;
   const shown = `\`${truncate(query, 100).replace(/`/g, "'")}\``;
-  const total = page.total.toLocaleString('en-US');
   // In <...>: Discord's own preview of a board page is not the bot's to show (it ignores the rating rule).
-  const line = `Search ${shown} on ${escapeInline(view.site.name)}: ${total} result${page.total === 1 ? '' : 's'}, <${link}>`;
+  const line = sayIn(view.locale)('search.line', {
+    query: shown,
+    site: escapeInline(view.site.name),
+    count: page.total,
+    link: `<${link}>`,
+  });
   return {
     card: first === undefined ? undefined : imageCard(first, cardContext(view, filter)),
     imageId: first?.id,
@@ -126,8 +132,8 @@ export async function searchCard(
 /** The longest excerpt of a comment or post a card shows. */
 const EXCERPT_MAX = 600;
 
-function excerpt(body: string | null, view: View): string {
-  if (body === null || body.trim() === '') return '*(no text)*';
+function excerpt(body: string | null, view: View, say: Say): string {
+  if (body === null || body.trim() === '') return say('image.page.no-text');
   return truncateMarkdown(boardMarkdownToDiscord(body, view.site), EXCERPT_MAX);
 }
 
@@ -148,17 +154,22 @@ export async function commentCards(
   view: View,
   logger: Logger,
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
+  const say = sayIn(view.locale);
   const comment = await client.comment(commentId);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
   // Words about an image a spoiler rule covers stay out too: the picture is behind a spoiler.
   const shown = wordsAboutImageMayShow(card.gate) && card.ruleNotice === undefined;
   const embed: APIEmbed = {
-    title: truncate(`Comment by ${neutraliseMentions(comment.author)} on image ${comment.image_id}`, 256),
+    title: truncate(
+      say('image.page.comment.title', {
+        author: neutraliseMentions(comment.author),
+        id: String(comment.image_id),
+      }),
+      256,
+    ),
     url: `${view.site.baseUrl}/images/${comment.image_id}#comment_${comment.id}`,
     description: [
-      shown
-        ? excerpt(comment.body, view)
-        : '*(Not shown here: the text shows only where its image’s picture does.)*',
+      shown ? excerpt(comment.body, view, say) : say('image.page.comment.withheld'),
       when(comment.created_at),
     ]
       .filter((line) => line !== '')
@@ -166,10 +177,6 @@ export async function commentCards(
   };
   return { embeds: [embed], image: card, imageId: fetched.image.id };
 }
-
-/** Said in place of a forum's words outside age-restricted channels. */
-const FORUM_TEXT_WITHHELD =
-  '*(Title and text shown only in age-restricted channels: forum posts are members’ own words, which no rating covers.)*';
 
 /**
  * A forum topic (title, forum, author, posts, last reply), or one post of it (author, time, excerpt).
@@ -181,6 +188,9 @@ export async function topicCard(
   link: { readonly forum: string; readonly topic: string; readonly postId: number | undefined },
   view: View,
 ): Promise<APIEmbed> {
+  const say = sayIn(view.locale);
+  // Said in place of a forum's words outside age-restricted channels.
+  const withheld = say('image.page.forum.withheld');
   const [forum, topic] = await Promise.all([client.forum(link.forum), client.topic(link.forum, link.topic)]);
   const base = `${view.site.baseUrl}/forums/${encodeURIComponent(link.forum)}/topics/${encodeURIComponent(topic.slug)}`;
   const words = unratedMayShow(view.ageRestricted);
@@ -188,7 +198,10 @@ export async function topicCard(
     neutraliseMentions(
       words
         ? `${topic.title ?? topic.slug} (${forum.name})`
-        : `A ${link.postId === undefined ? 'topic' : 'post'} in ${forum.name}`,
+        : say('image.page.forum.title', {
+            kind: link.postId === undefined ? 'topic' : 'post',
+            forum: forum.name,
+          }),
     ),
     256,
   );
@@ -198,21 +211,25 @@ export async function topicCard(
       title,
       url: `${base}?post_id=${post.id}#post_${post.id}`,
       description: [
-        `**${neutraliseMentions(escapeInline(post.author ?? 'Anonymous'))}** ${when(post.created_at)}`,
-        words ? excerpt(post.body, view) : FORUM_TEXT_WITHHELD,
+        `**${neutraliseMentions(escapeInline(post.author ?? say('image.page.anonymous')))}** ${when(post.created_at)}`,
+        words ? excerpt(post.body, view, say) : withheld,
       ].join('\n'),
     };
   }
   const facts = [
-    `by **${neutraliseMentions(escapeInline(topic.author ?? 'Anonymous'))}**`,
-    `${topic.post_count.toLocaleString('en-US')} post${topic.post_count === 1 ? '' : 's'}`,
-    ...(topic.last_replied_to_at === null ? [] : [`last reply ${when(topic.last_replied_to_at)}`]),
-    ...(topic.locked ? ['locked'] : []),
+    say('image.page.by', {
+      author: neutraliseMentions(escapeInline(topic.author ?? say('image.page.anonymous'))),
+    }),
+    say('image.page.topic.posts', { count: topic.post_count }),
+    ...(topic.last_replied_to_at === null
+      ? []
+      : [say('image.page.topic.last-reply', { when: when(topic.last_replied_to_at) })]),
+    ...(topic.locked ? [say('image.page.topic.locked')] : []),
   ];
   return {
     title,
     url: base,
-    description: words ? facts.join(' · ') : `${facts.join(' · ')}\n${FORUM_TEXT_WITHHELD}`,
+    description: words ? facts.join(' · ') : `${facts.join(' · ')}\n${withheld}`,
   };
 }
 
@@ -229,6 +246,7 @@ export async function galleryCards(
   view: View,
   logger: Logger,
 ): Promise<{ readonly embed: APIEmbed; readonly cover: { card: ImageCard; imageId: number } | undefined }> {
+  const say = sayIn(view.locale);
   const found = await client.searchGalleries({ q: `id:${galleryId}`, perPage: 1 });
   const gallery = found.items.find((g) => g.id === galleryId);
   if (gallery === undefined) throw new NotFoundError(`gallery ${galleryId}`, { site: view.site.id });
@@ -247,17 +265,22 @@ export async function galleryCards(
   ]);
   const coverShown = wordsAboutImageMayShow(cover?.card.gate) && cover?.card.ruleNotice === undefined;
   const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
+  const by = say('image.page.by', {
+    author: neutraliseMentions(escapeInline(gallery.creator ?? say('image.page.someone'))),
+  });
+  const safe = view.ageRestricted ? 'no' : 'yes';
   const lines = [
-    `by **${neutraliseMentions(escapeInline(gallery.creator ?? 'someone'))}**${count === undefined ? '' : ` · ${count.toLocaleString('en-US')} image${count === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`}`,
+    count === undefined ? by : `${by} · ${say('image.page.gallery.images', { count, safe })}`,
     ...(coverShown && gallery.spoiler_warning.trim() !== ''
-      ? [`Spoiler warning: ${excerpt(gallery.spoiler_warning, view)}`]
+      ? [say('image.page.gallery.spoiler-warning', { text: excerpt(gallery.spoiler_warning, view, say) })]
       : []),
-    ...(coverShown && gallery.description.trim() !== '' ? [excerpt(gallery.description, view)] : []),
-    ...(!coverShown && hasWords
-      ? ['*(Its title, spoiler warning and description show only where its cover’s picture does.)*']
-      : []),
+    ...(coverShown && gallery.description.trim() !== '' ? [excerpt(gallery.description, view, say)] : []),
+    ...(!coverShown && hasWords ? [say('image.page.gallery.withheld')] : []),
   ];
-  const title = coverShown && gallery.title.trim() !== '' ? gallery.title : `Gallery ${gallery.id}`;
+  const title =
+    coverShown && gallery.title.trim() !== ''
+      ? gallery.title
+      : say('image.page.gallery.title', { id: String(gallery.id) });
   return {
     embed: {
       title: truncate(neutraliseMentions(title), 256),
@@ -274,6 +297,7 @@ export async function galleryCards(
  * search by uploader finds (as this view's filter and the rating rule see them).
  */
 export async function profileCard(client: PhilomenaClient, slug: string, view: View): Promise<APIEmbed> {
+  const say = sayIn(view.locale);
   const name = tagNameOfSlug(slug);
   const uploads = await client
     .searchImages({
@@ -288,7 +312,11 @@ export async function profileCard(client: PhilomenaClient, slug: string, view: V
     url: `${view.site.baseUrl}/profiles/${encodeURIComponent(slug).replace(/%20/g, '+')}`,
     description:
       uploads === undefined
-        ? `A profile on ${escapeInline(view.site.name)}.`
-        : `A profile on ${escapeInline(view.site.name)} · ${uploads.toLocaleString('en-US')} upload${uploads === 1 ? '' : 's'}${view.ageRestricted ? '' : ' rated safe'}`,
+        ? say('image.page.profile', { site: escapeInline(view.site.name) })
+        : say('image.page.profile.uploads', {
+            site: escapeInline(view.site.name),
+            count: uploads,
+            safe: view.ageRestricted ? 'no' : 'yes',
+          }),
   };
 }

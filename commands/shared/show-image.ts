@@ -20,7 +20,7 @@ import type { Image } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { View } from './view.js';
 import { whyButton } from './why-button.js';
-import { sayIn } from './say.js';
+import { sayEnglish, sayIn, type Say } from './say.js';
 import { z } from 'zod';
 import { buttonCodec, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
@@ -116,7 +116,12 @@ export function cardContext(
   };
 }
 
-export function revealButton(site: Site, imageId: number, label = 'Reveal'): APIButtonComponent {
+/** The Reveal button; its label in the card's language (`card.button.reveal`), English when not given. */
+export function revealButton(
+  site: Site,
+  imageId: number,
+  label = sayEnglish('card.button.reveal'),
+): APIButtonComponent {
   return {
     type: ComponentType.Button,
     style: ButtonStyle.Secondary,
@@ -174,10 +179,11 @@ function cardRows(
     form === 'v2' && card.spoilerChannel === true && card.gate === 'full' && card.media !== null;
   const reveal =
     (options.revealable ?? true) && card.revealable && !pictured
-      ? [buttonRow([revealButton(site, imageId)])]
+      ? [buttonRow([revealButton(site, imageId, card.say('card.button.reveal'))])]
       : [];
   // A card a rule hides is never revealable; its button says, to whoever asks, which rule.
-  const why = card.gate === 'rule-hidden' ? [buttonRow([whyButton(site, imageId)])] : [];
+  const why =
+    card.gate === 'rule-hidden' ? [buttonRow([whyButton(site, imageId, card.say('card.button.why'))])] : [];
   return [...reveal, ...why, ...(options.rows ?? [])];
 }
 
@@ -239,11 +245,12 @@ export function cardMessage(
   };
 }
 
-/** Text saying a link or id was merged into another image. */
-export function mergedNote(fetched: FetchedImage): string | undefined {
+/** Text saying a link or id was merged into another image, in `say`'s language (the card's: `card.say`). */
+export function mergedNote(fetched: FetchedImage, say: Say = sayEnglish): string | undefined {
   const first = fetched.mergedFrom[0];
   if (first === undefined) return undefined;
-  return `Image ${first} was merged into image ${fetched.image.id}.`;
+  // Ids as written, never with thousands separators: they are names, not quantities.
+  return say('card.merged-note', { from: String(first), to: String(fetched.image.id) });
 }
 
 /** Everything a feature does to show one image id to a view. */

@@ -174,8 +174,35 @@ export function layersOf(record: GuildSettingsRecord | undefined, channelId: str
   };
 }
 
-function localeOption(locale: string | null | undefined): { locale?: string } {
-  return locale === null || locale === undefined || locale === '' ? {} : { locale };
+/**
+ * The language `/settings language` chose for what nobody asked for in `channelId` (a thread's parent):
+ * the channel's own, else the server's; undefined when neither set one (Discord's preferred locale then).
+ */
+export function languageIn(
+  record: GuildSettingsRecord | undefined,
+  channelId: string | null,
+): string | undefined {
+  const own = channelId === null ? undefined : record?.channels?.[channelId]?.language;
+  return own ?? record?.language;
+}
+
+/** A locale that says something (Discord sends none, or an empty one, where there is none). */
+function given(locale: string | null | undefined): string | undefined {
+  return locale === null || locale === undefined || locale === '' ? undefined : locale;
+}
+
+/**
+ * The language of what a view makes (issue 21, "Whose language"): the member's for an answer to what they
+ * asked (the words are theirs); else the channel's language, the server's (`/settings language`), and
+ * Discord's preferred locale of the server as it is now; else the source language (`makeView`'s default).
+ */
+export function viewLocale(input: {
+  readonly memberLocale?: string | null | undefined;
+  readonly language?: string | undefined;
+  readonly guildLocale?: string | null | undefined;
+}): { locale?: string } {
+  const locale = given(input.memberLocale) ?? given(input.language) ?? given(input.guildLocale);
+  return locale === undefined ? {} : { locale };
 }
 
 /**
@@ -193,7 +220,10 @@ export async function resolveView(
     readonly memberHidden?: readonly string[];
     /** The member's locale, for an answer to what they asked (it wins: the words are theirs). */
     readonly memberLocale?: string | null;
-    /** The server's preferred locale as Discord reports it now, for what nobody asked for. */
+    /**
+     * The server's preferred locale as Discord reports it now, for what nobody asked for: a language the
+     * server or the channel set (`/settings language`) wins over it.
+     */
     readonly guildLocale?: string | null;
   },
   deps: {
@@ -219,7 +249,11 @@ export async function resolveView(
     guildFilters: record?.filters ?? {},
     sites,
     imageReferences: (own?.imageReferences ?? record?.imageReferences) !== false,
-    ...localeOption(input.memberLocale ?? input.guildLocale),
+    ...viewLocale({
+      memberLocale: input.memberLocale,
+      language: languageIn(record, channelId),
+      guildLocale: input.guildLocale,
+    }),
     ...(input.memberFilters === undefined ? {} : { memberFilters: input.memberFilters }),
     layers: {
       ...layers,

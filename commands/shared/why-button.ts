@@ -23,7 +23,12 @@ const whyCodec = buttonCodec<'rule', { readonly site: string; readonly imageId: 
   write: ({ site, imageId }) => [site, imageId],
 });
 
-export function whyButton(site: Site, imageId: number, label = 'Why?'): APIButtonComponent {
+/** The Why? button; its label in the card's language (`card.button.why`), English when not given. */
+export function whyButton(
+  site: Site,
+  imageId: number,
+  label = sayEnglish('card.button.why'),
+): APIButtonComponent {
   return {
     type: ComponentType.Button,
     style: ButtonStyle.Secondary,

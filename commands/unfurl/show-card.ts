@@ -10,6 +10,7 @@ import { ApplicationCommandType, ContextMenuCommandBuilder } from 'discord.js';
 import { messageReply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
+import { sayIn } from '../shared/say.js';
 import {
   cardsForTargets,
   contentOf,
@@ -59,7 +60,7 @@ export const showCardCommand = {
     const body = unfurlReplyBody(cards);
     const more = links.length - shown.length + body.dropped + failed;
     return messageReply({
-      ...contentOf(lines, more),
+      ...contentOf(lines, more, sayIn(view.locale)),
       embeds: body.embeds,
       components: body.components,
     });

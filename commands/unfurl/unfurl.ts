@@ -37,6 +37,7 @@ import {
 import type { GuildSettings } from '../shared/guild-settings.js';
 import { resolveView, type View } from '../shared/view.js';
 import { whyButton } from '../shared/why-button.js';
+import { sayEnglish, sayIn, type Say } from '../shared/say.js';
 import type { ContentRules } from '../../src/render/content-rules.js';
 import { imageReferences, mergeLinks } from './references.js';
 
@@ -164,9 +165,16 @@ function cardButton(
   site: Site,
   imageId: number,
   many: boolean,
+  say: Say,
 ): APIButtonComponent | undefined {
-  if (card.revealable) return revealButton(site, imageId, many ? `Reveal ${imageId}` : 'Reveal');
-  if (card.gate === 'rule-hidden') return whyButton(site, imageId, many ? `Why? (${imageId})` : 'Why?');
+  // The id as written (never with separators): it names the image, it does not count anything.
+  const id = String(imageId);
+  if (card.revealable) {
+    return revealButton(site, imageId, many ? say('unfurl.reveal.numbered', { id }) : say('unfurl.reveal'));
+  }
+  if (card.gate === 'rule-hidden') {
+    return whyButton(site, imageId, many ? say('unfurl.why.numbered', { id }) : say('unfurl.why'));
+  }
   return undefined;
 }
 
@@ -178,6 +186,8 @@ async function cardOf(
   many: boolean,
 ): Promise<TargetCard> {
   const { link } = target;
+  // The view's language: the member's for Show card, the channel's or the server's for an unfurl.
+  const say = sayIn(view.locale);
   const client = registry.client(link.site);
   const here = view.forSite(link.site);
   if (target.kind === 'image') {
@@ -186,7 +196,7 @@ async function cardOf(
     return {
       card: {
         embed: card.embed,
-        reveal: cardButton(card, link.site, id, many),
+        reveal: cardButton(card, link.site, id, many, say),
         image: { card, site: link.site, imageId: id },
       },
       gate: card.gate,
@@ -203,7 +213,8 @@ async function cardOf(
     case 'gallery': {
       const found = await galleryCards(client, page.galleryId, here, logger);
       const cover = found.cover;
-      const reveal = cover === undefined ? undefined : cardButton(cover.card, link.site, cover.imageId, many);
+      const reveal =
+        cover === undefined ? undefined : cardButton(cover.card, link.site, cover.imageId, many, say);
       return {
         card: { embed: found.embed, reveal },
         ...(cover === undefined ? {} : { extra: { embed: cover.card.embed }, gate: cover.card.gate }),
@@ -211,7 +222,7 @@ async function cardOf(
     }
     case 'comment': {
       const found = await commentCards(client, page.commentId, here, logger);
-      const reveal = cardButton(found.image, link.site, found.imageId, many);
+      const reveal = cardButton(found.image, link.site, found.imageId, many, say);
       return {
         card: { embed: found.embeds[0] ?? found.image.embed, reveal },
         extra: { embed: found.image.embed },
@@ -221,7 +232,7 @@ async function cardOf(
     case 'search': {
       const found = await searchCard(client, page.query, here, logger);
       if (found.card === undefined || found.imageId === undefined) return { line: found.line };
-      const reveal = cardButton(found.card, link.site, found.imageId, many);
+      const reveal = cardButton(found.card, link.site, found.imageId, many, say);
       return { card: { embed: found.card.embed, reveal }, gate: found.card.gate, line: found.line };
     }
   }
@@ -269,9 +280,13 @@ export function linkText(message: Pick<Message, 'content' | 'messageSnapshots'>)
   return [message.content, ...forwarded].filter((text) => text !== '').join('\n');
 }
 
-/** The message's text: the searches' lines, then how many links were left out. */
-export function contentOf(lines: readonly string[], more: number): { content?: string } {
-  const all = [...lines, ...(more > 0 ? [`…and ${more} more link${more === 1 ? '' : 's'} not shown.`] : [])];
+/** The message's text: the searches' lines, then how many links were left out (in `say`'s language). */
+export function contentOf(
+  lines: readonly string[],
+  more: number,
+  say: Say = sayEnglish,
+): { content?: string } {
+  const all = [...lines, ...(more > 0 ? [say('unfurl.more-links', { count: more })] : [])];
   return all.length === 0 ? {} : { content: truncate(all.join('\n'), MESSAGE_CONTENT_MAX) };
 }
 
@@ -444,7 +459,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       const more = links.length - shown.length + body.dropped;
       return {
         body: {
-          ...contentOf(lines, more),
+          ...contentOf(lines, more, sayIn(view.locale)),
           embeds: body.embeds,
           components: body.components,
         },

@@ -9,7 +9,8 @@
  * or the bot may not post there (403: Missing Access, Missing Permissions). Anything else (5xx after the
  * REST client's retries, a network failure) is `failed`: try again later.
  */
-import { DiscordAPIError, type Channel, type Client } from 'discord.js';
+import { DiscordAPIError, Routes, type Channel, type Client } from 'discord.js';
+import { z } from 'zod';
 import type { ChannelFacts, ChannelPoster, PostResult } from './contract.js';
 import { postToChannel } from './outbox.js';
 
@@ -54,7 +55,33 @@ function flagsOf(channel: Channel): number {
   return 'flags' in channel ? (channel.flags?.bitfield ?? 0) : 0;
 }
 
-export function createChannelPoster(client: Client): ChannelPoster {
+/** How long a server's locale read from Discord is kept (a server this process does not hold). */
+const GUILD_LOCALE_TTL_MS = 10 * 60_000;
+/** Servers whose locale is kept at most (least recently read out first). */
+const GUILD_LOCALES_KEPT = 5_000;
+
+const guildLocaleSchema = z.object({ preferred_locale: z.string().max(20) });
+
+export function createChannelPoster(
+  client: Client,
+  options: { readonly now?: () => number } = {},
+): ChannelPoster {
+  const now = options.now ?? Date.now;
+  /** Locales of servers this process does not hold, as Discord said them (null: it would not say). */
+  const locales = new Map<string, { readonly locale: string | null; readonly until: number }>();
+
+  /** GET /guilds/:id: the server's preferred locale, or null when Discord refuses or fails. */
+  async function readLocale(guildId: string): Promise<string | null> {
+    try {
+      const parsed = guildLocaleSchema.safeParse(await client.rest.get(Routes.guild(guildId)));
+      return parsed.success ? parsed.data.preferred_locale : null;
+    } catch {
+      // Kept as unknown for the while as well: a refusal asked again each round counts toward Discord's
+      // invalid-request limit, and English is what the post falls back to anyway.
+      return null;
+    }
+  }
+
   /**
    * A channel of a server this process does not hold comes from Discord each time (`allowUnknownGuild`:
    * discord.js then does not keep it), so what it says is never older than this read.
@@ -73,6 +100,20 @@ export function createChannelPoster(client: Client): ChannelPoster {
   return {
     holds(guildId) {
       return client.guilds.cache.has(guildId);
+    },
+    async guildLocale(guildId) {
+      const held = client.guilds.cache.get(guildId);
+      if (held !== undefined) return held.preferredLocale;
+      const kept = locales.get(guildId);
+      if (kept !== undefined && kept.until > now()) return kept.locale;
+      const locale = await readLocale(guildId);
+      locales.delete(guildId);
+      locales.set(guildId, { locale, until: now() + GUILD_LOCALE_TTL_MS });
+      if (locales.size > GUILD_LOCALES_KEPT) {
+        const oldest = locales.keys().next();
+        if (!oldest.done) locales.delete(oldest.value);
+      }
+      return locale;
     },
     async channel(channelId) {
       const channel = await read(channelId);

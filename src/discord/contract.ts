@@ -214,6 +214,13 @@ export interface ChannelPoster {
    * then read without a request to Discord.
    */
   holds(guildId: string): boolean;
+  /**
+   * The server's preferred locale as Discord reports it now (the language of what nobody asked for, unless
+   * the server set one): from the live cache when this process holds the server (GUILD_UPDATE keeps it
+   * current), else read from Discord and kept a few minutes; null when Discord does not show it. Optional:
+   * a poster without it leaves posts in the server's or channel's language, else English.
+   */
+  guildLocale?(guildId: string): Promise<string | null>;
   /** Posts `body` once per `nonce` (at most 25 characters). */
   post(channelId: string, body: MessageBody, nonce: string): Promise<PostResult>;
 }

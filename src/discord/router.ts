@@ -198,7 +198,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         interaction,
         await deps.context(interaction, logger, channelOf(interaction, facts)),
       );
-      await outbox.send(interaction, ack, forced ? withPrivateNote(reply) : reply);
+      await outbox.send(interaction, ack, forced ? withPrivateNote(reply, interaction.locale) : reply);
       watched.answered('ok');
     } catch (error) {
       await outbox.answerError(interaction, ack, error, logger);
@@ -261,7 +261,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       watched.acknowledged();
       const context = await deps.context(interaction, logger, channelOf(interaction, facts));
       const reply = await handler.run(interaction, decoded.args, context);
-      await outbox.send(interaction, ack, noted ? withPrivateNote(reply) : reply);
+      await outbox.send(interaction, ack, noted ? withPrivateNote(reply, interaction.locale) : reply);
       watched.answered('ok');
     } catch (error) {
       await outbox.answerError(interaction, ack, error, logger);

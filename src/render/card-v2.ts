@@ -1,7 +1,8 @@
 /**
  * The image card as a Components V2 container (message flag IS_COMPONENTS_V2): the same gated card as
  * the embed form (./image-card.ts decides what may show, by ./rating-rule.ts; this module only lays it out), as text displays
- * and a media gallery inside one container.
+ * and a media gallery inside one container, in the card's language (`ImageCard.say`: its labels and
+ * notices are told apart by the words that language gives them).
  *
  * The text is built from the embed form, so the two forms cannot disagree about what a gate shows. A V2
  * message holds at most 4,000 characters of text in all, so a card keeps within a budget of its own
@@ -21,13 +22,9 @@ import {
   type APIMessageComponent,
   type APITextDisplayComponent,
 } from 'discord.js';
-import {
-  PROCESSING_NOTICE,
-  SPOILER_CHANNEL_NOTICE,
-  SPOILERED_PICTURE_NOTICE,
-  SPOILER_NOTICE_END,
-  type ImageCard,
-} from './image-card.js';
+import type { Say } from '../i18n/index.js';
+import { allOnImagePage, labelLine, noSource, onImagePage } from './credit-and-sources.js';
+import type { ImageCard } from './image-card.js';
 import type { CardMedia } from './media.js';
 import { bareUrl, escapeInline, maskedLink, truncate, truncateMarkdown } from './discord-text.js';
 import { V2_TEXT_MAX } from './limits.js';
@@ -139,42 +136,51 @@ function block(label: string, text: string, floor: number): (room: number) => st
   };
 }
 
-const NO_SOURCE = 'no source given';
-const MORE_LINE = /^… and (\d+) more on the image page$/;
-const ALL_ON_PAGE = /^(\d+) sources? on the image page$/;
+/**
+ * The count in `line` when it is the message `make` writes for that count, else undefined. The number is
+ * read from its digits (whatever separators the language groups them with) and the message made again
+ * from it, so a source that merely looks like a count line is never taken for one.
+ */
+function countIn(line: string, make: (count: number) => string): number | undefined {
+  const digits = line.replace(/\D/g, '');
+  if (digits === '' || digits.length > 9) return undefined;
+  const count = Number(digits);
+  return make(count) === line ? count : undefined;
+}
 
 /**
  * The sources block cut to `room`: whole lines kept from the top, the rest counted in one closing line
  * (adding to the count the embed form already gave). Never empty: the count alone stays.
  */
-function cutSources(label: string, lines: readonly string[], room: number): string {
+function cutSources(label: string, lines: readonly string[], room: number, say: Say): string {
   const last = lines.at(-1) ?? '';
-  const counted = Number(MORE_LINE.exec(last)?.[1] ?? ALL_ON_PAGE.exec(last)?.[1] ?? 0);
+  const counted =
+    countIn(last, (n) => onImagePage(n, say)) ?? countIn(last, (n) => allOnImagePage(n, say)) ?? 0;
   const entries = counted > 0 ? lines.slice(0, -1) : [...lines];
   const head = `${label}\n`;
-  if (lines.length === 1 && last === NO_SOURCE) return head + last;
+  if (lines.length === 1 && last === noSource(say)) return head + last;
   for (let kept = entries.length; kept >= 0; kept -= 1) {
     const left = entries.length - kept + counted;
-    const tail =
-      left === 0
-        ? []
-        : [
-            kept === 0
-              ? `${left} ${left === 1 ? 'source' : 'sources'} on the image page`
-              : `… and ${left} more on the image page`,
-          ];
+    const tail = left === 0 ? [] : [kept === 0 ? allOnImagePage(left, say) : onImagePage(left, say)];
     const text = head + [...entries.slice(0, kept), ...tail].join('\n');
     if (text.length <= room || kept === 0) return text;
   }
   return head;
 }
 
-function fieldLine(field: APIEmbedField): string {
-  return `**${field.name}:** ${field.value.replaceAll('\n', ' ')}`;
+function fieldLine(field: APIEmbedField, say: Say): string {
+  return labelLine(field.name, field.value.replaceAll('\n', ' '), say);
 }
 
-/** The embed's fields sorted into the card's parts (see the module comment for the names). */
-function sortFields(fields: readonly APIEmbedField[]): {
+/**
+ * The embed's fields sorted into the card's parts (see the module comment for the names), told apart by
+ * their labels in the card's language. The sources are the block fields (not inline) that are neither
+ * the credit, the video nor the tags: their label changes with their number and continues over fields.
+ */
+function sortFields(
+  fields: readonly APIEmbedField[],
+  say: Say,
+): {
   credit: string[];
   sourceLabel: string;
   sources: string[];
@@ -188,21 +194,28 @@ function sortFields(fields: readonly APIEmbedField[]): {
   let tags: APIEmbedField | undefined;
   let video: APIEmbedField | undefined;
   const stats: APIEmbedField[] = [];
+  const creditLabel = say('card.field.credit');
+  const videoLabel = say('card.field.video');
+  const tagsLabel = (count: number): string => say('card.field.tags', { count });
   for (const field of fields) {
-    if (field.name === 'Credit') credit.push(...field.value.split('\n'));
-    else if (/^Sources?(?: \(continued\))?$/.test(field.name)) {
+    if (field.name === creditLabel) credit.push(...field.value.split('\n'));
+    else if (field.name === videoLabel) video = field;
+    else if (countIn(field.name, tagsLabel) !== undefined) tags = field;
+    else if (field.inline === true) stats.push(field);
+    else {
       if (sourceLabel === '') sourceLabel = field.name;
       sources.push(...field.value.split('\n'));
-    } else if (field.name.startsWith('Tags')) tags = field;
-    else if (field.name === 'Video') video = field;
-    else stats.push(field);
+    }
   }
   return { credit, sourceLabel, sources, tags, video, stats };
 }
 
 /** The gate notice and the board's own description, told apart (the embed form holds both in one). */
 function splitDescription(card: ImageCard): { notice: string; description: string } {
+  const { say } = card;
   const text = card.embed.description ?? '';
+  const processingNotice = say('card.notice.processing');
+  const spoilerEnd = say('card.spoiler.end');
   if (card.gate === 'full') {
     // A spoiler rule's reason stays as the notice; the embed's word that it left the picture out goes,
     // since here the picture is, behind a spoiler.
@@ -210,8 +223,8 @@ function splitDescription(card: ImageCard): { notice: string; description: strin
     const noted = ruleNotice !== '' && text.startsWith(ruleNotice);
     let rest = noted ? text.slice(ruleNotice.length).trim() : text;
     if (card.spoilerChannel === true && card.media !== null) {
-      const withheld = [SPOILER_CHANNEL_NOTICE, SPOILERED_PICTURE_NOTICE].find((notice) =>
-        rest.startsWith(notice),
+      const withheld = [say('card.notice.spoiler-channel'), say('card.notice.spoilered-picture')].find(
+        (notice) => rest.startsWith(notice),
       );
       if (withheld !== undefined) rest = rest.slice(withheld.length).trim();
     }
@@ -223,20 +236,18 @@ function splitDescription(card: ImageCard): { notice: string; description: strin
     const noted = ruleNotice !== '' && text.startsWith(ruleNotice);
     const rest = noted ? text.slice(ruleNotice.length).trim() : text;
     const reason = noted ? [ruleNotice] : [];
-    if (!rest.startsWith(PROCESSING_NOTICE)) return { notice: reason.join(''), description: rest };
+    if (!rest.startsWith(processingNotice)) return { notice: reason.join(''), description: rest };
     return {
-      notice: [...reason, PROCESSING_NOTICE].join('\n\n'),
-      description: rest.slice(PROCESSING_NOTICE.length).trim(),
+      notice: [...reason, processingNotice].join('\n\n'),
+      description: rest.slice(processingNotice.length).trim(),
     };
   }
   // Pictured behind a native spoiler here, which the embed form never does.
-  if (card.media?.spoiler === true && text.endsWith(SPOILER_NOTICE_END)) {
-    return { notice: `${text.slice(0, -SPOILER_NOTICE_END.length)}${SPOILER_PICTURED}`, description: '' };
+  if (card.media?.spoiler === true && text.endsWith(spoilerEnd)) {
+    return { notice: `${text.slice(0, -spoilerEnd.length)}${say('card.spoiler.pictured')}`, description: '' };
   }
   return { notice: text, description: '' };
 }
-
-const SPOILER_PICTURED = 'Its picture is behind a spoiler; its description is not shown.';
 
 function textDisplay(content: string): APITextDisplayComponent {
   return { type: ComponentType.TextDisplay, content };
@@ -255,16 +266,16 @@ function gallery(media: CardMedia): APIMediaGalleryComponent {
   };
 }
 
-function heading(embed: APIEmbed): string {
-  const title = escapeInline(truncate(embed.title ?? 'Image', 100));
+function heading(embed: APIEmbed, say: Say): string {
+  const title = escapeInline(truncate(embed.title ?? say('card.untitled'), 100));
   return `### ${embed.url === undefined ? title : maskedLink(title, embed.url)}`;
 }
 
 /** The parts of the card's body, in the order they are shown. */
 function bodyParts(card: ImageCard): Part[] {
-  const { embed, media } = card;
+  const { embed, media, say } = card;
   const { notice, description } = splitDescription(card);
-  const fields = sortFields(embed.fields ?? []);
+  const fields = sortFields(embed.fields ?? [], say);
   const parts: Part[] = [];
   const add = (tier: Tier, text: string, cut: (room: number) => string): void => {
     if (text.trim() !== '') parts.push({ tier, text, cut });
@@ -275,26 +286,27 @@ function bodyParts(card: ImageCard): Part[] {
     media?.kind === 'video'
       ? media.spoiler
         ? ''
-        : `**Video:** ${bareUrl(media.url)}`
+        : labelLine(say('card.field.video'), bareUrl(media.url), say)
       : fields.video
-        ? fieldLine(fields.video)
+        ? fieldLine(fields.video, say)
         : '';
   add(Tier.Stats, videoLine, (room) => (videoLine.length <= room ? videoLine : ''));
   if (fields.credit.length > 0) {
-    const text = `**Credit**\n${fields.credit.join('\n')}`;
+    const head = `**${say('card.field.credit')}**\n`;
+    const credit = fields.credit.join('\n');
     add(
       Tier.Credit,
-      text,
-      (room) => `**Credit**\n${truncateMarkdown(fields.credit.join('\n'), Math.max(1, room - 11))}`,
+      head + credit,
+      (room) => head + truncateMarkdown(credit, Math.max(1, room - head.length)),
     );
   }
   if (fields.sources.length > 0) {
     const label = `**${fields.sourceLabel}**`;
     add(Tier.Sources, `${label}\n${fields.sources.join('\n')}`, (room) =>
-      cutSources(label, fields.sources, room),
+      cutSources(label, fields.sources, room, say),
     );
   }
-  const stats = fields.stats.map(fieldLine);
+  const stats = fields.stats.map((field) => fieldLine(field, say));
   add(Tier.Stats, stats.join(' · '), (room) => whole(stats, ' · ', room));
   if (fields.tags) {
     const label = `**${fields.tags.name}**`;
@@ -328,7 +340,7 @@ export function imageCardV2(card: ImageCard, options: V2CardOptions = {}): V2Car
     V2_TEXT_MAX,
     Math.max(V2_CARD_TEXT_MIN, Math.floor(options.textMax ?? V2_TEXT_MAX)),
   );
-  const head = heading(card.embed);
+  const head = heading(card.embed, card.say);
   const parts = bodyParts(card);
   const originals = parts.map((part) => part.text);
   const separate = card.media !== null;

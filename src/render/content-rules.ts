@@ -9,6 +9,7 @@
  * a young character is fine in a safe picture). Names compare as the board writes them (lowercase, one
  * space between words); an alias never appears in an image's tags, so a rule names the tag itself.
  */
+import { sayEnglish, type Say } from '../i18n/index.js';
 import { isSafe } from '../philomena/tags.js';
 import { escapeInline, truncate } from './discord-text.js';
 import { DEFAULT_FLOOR } from './floor.js';
@@ -100,22 +101,30 @@ export function queryExclusions(rules: ContentRules): readonly string[] {
   return [...out];
 }
 
-/** What a spoilered card says about why: the layer and the tag (a spoiler names what it covers). */
-export function spoileredNotice(rule: TagRule): string {
-  const whose = rule.layer === 'channel' ? "this channel's" : "this server's";
-  return `Behind a spoiler: ${whose} rules spoiler the tag **${escapeInline(truncate(rule.tag, 100))}**.`;
+/**
+ * What a spoilered card says about why, in `say`'s language: the layer and the tag (a spoiler names what
+ * it covers; the tag as the board writes it).
+ */
+export function spoileredNotice(rule: TagRule, say: Say = sayEnglish): string {
+  return say('card.rule.spoilered', {
+    layer: rule.layer === 'channel' ? 'channel' : 'server',
+    tag: escapeInline(truncate(rule.tag, 100)),
+  });
 }
 
-/** What a hidden card says about why, by layer (the tag is named only to whoever asks, privately). */
-export function hiddenNotice(layer: RuleLayer): string {
+/**
+ * What a hidden card says about why, by layer, in `say`'s language (the tag is named only to whoever
+ * asks, privately).
+ */
+export function hiddenNotice(layer: RuleLayer, say: Say = sayEnglish): string {
   switch (layer) {
     case 'floor':
-      return "This image is hidden by the bot's own rules, which keep out what Discord does not allow anywhere.";
+      return say('card.rule.hidden.floor');
     case 'server':
-      return "This image is hidden by this server's rules.";
+      return say('card.rule.hidden.server');
     case 'channel':
-      return "This image is hidden by this channel's rules.";
+      return say('card.rule.hidden.channel');
     case 'member':
-      return 'This image is hidden by your own list.';
+      return say('card.rule.hidden.member');
   }
 }

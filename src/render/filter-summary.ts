@@ -3,6 +3,7 @@
  * names are known, else counted), its complex rules in code blocks, its description; bounded so a reply
  * with it fits Discord's 2,000 characters. Pure: the names are looked up by the caller.
  */
+import { sayEnglish, type Say } from '../i18n/index.js';
 import type { Filter } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { escapeInline, truncate, truncateMarkdown } from './discord-text.js';
@@ -23,8 +24,10 @@ const TAG_LIST_MAX = 350;
 const RULES_MAX = 300;
 const RULE_LINES_MAX = 5;
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+/** How `describeFilter` writes: its bound, and its words (`filter.*`; English when not given). */
+export interface DescribeFilterOptions {
+  readonly max?: number;
+  readonly say?: Say;
 }
 
 function ruleLines(text: string | null): string[] {
@@ -35,7 +38,7 @@ function ruleLines(text: string | null): string[] {
 }
 
 /** `explicit, grotesque and 3 more`: escaped names (sorted), as many as fit, the rest counted. */
-function tagList(ids: readonly number[], names: ReadonlyMap<number, string>): string {
+function tagList(ids: readonly number[], names: ReadonlyMap<number, string>, say: Say): string {
   const known = ids
     .slice(0, NAMED_TAGS_MAX)
     .flatMap((id) => {
@@ -53,7 +56,7 @@ function tagList(ids: readonly number[], names: ReadonlyMap<number, string>): st
   }
   const more = ids.length - shown.length;
   if (shown.length === 0) return '';
-  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+  return more > 0 ? say('filter.names-more', { names: shown.join(', '), count: more }) : shown.join(', ');
 }
 
 /** The rules in a code block: nothing in it formats or pings; a backtick cannot close it early. */
@@ -65,31 +68,43 @@ function rulesBlock(lines: readonly string[]): string {
 }
 
 function listLine(
-  verb: string,
+  verb: 'hides' | 'spoilers',
   ids: readonly number[],
   rules: readonly string[],
   names: ReadonlyMap<number, string> | undefined,
+  say: Say,
 ): string {
-  const counts = `${verb} ${plural(ids.length, 'tag')}${rules.length > 0 ? ` and ${plural(rules.length, 'complex rule')}` : ''}`;
-  const list = names === undefined ? '' : tagList(ids, names);
-  const line = list === '' ? `${counts}.` : `${counts}: ${list}.`;
+  const counts =
+    rules.length > 0
+      ? say(`filter.${verb}-with-rules`, { tags: ids.length, rules: rules.length })
+      : say(`filter.${verb}`, { tags: ids.length });
+  const list = names === undefined ? '' : tagList(ids, names, say);
+  const line = list === '' ? say('filter.counted', { counts }) : say('filter.listed', { counts, list });
   return rules.length > 0 ? `${line}\n${rulesBlock(rules)}` : line;
 }
 
 /**
  * What a filter does: name, the tags it hides and spoilers (named when `names` has them, else counted),
- * its complex rules, and its description; at most `max` characters (the description is cut to fit).
+ * its complex rules, and its description; at most `max` characters (the description is cut to fit), in
+ * the words of `say` (a bare number is read as `max`, as before).
  */
 export function describeFilter(
   filter: Filter,
   site: Site,
   names?: ReadonlyMap<number, string>,
-  max: number = DESCRIBE_FILTER_MAX,
+  options: number | DescribeFilterOptions = {},
 ): string {
+  const { max = DESCRIBE_FILTER_MAX, say = sayEnglish } =
+    typeof options === 'number' ? { max: options } : options;
   const lines = [
-    `**${escapeInline(truncate(filter.name, NAME_MAX))}** (filter ${filter.id} on ${escapeInline(site.name)})`,
-    listLine('Hides', filter.hidden_tag_ids, ruleLines(filter.hidden_complex), names),
-    listLine('Spoilers', filter.spoilered_tag_ids, ruleLines(filter.spoilered_complex), names),
+    say('filter.heading', {
+      name: escapeInline(truncate(filter.name, NAME_MAX)),
+      // An id names the filter: written as the board writes it, never grouped.
+      id: String(filter.id),
+      site: escapeInline(site.name),
+    }),
+    listLine('hides', filter.hidden_tag_ids, ruleLines(filter.hidden_complex), names, say),
+    listLine('spoilers', filter.spoilered_tag_ids, ruleLines(filter.spoilered_complex), names, say),
   ];
   const description = filter.description.trim();
   const room = max - lines.join('\n').length - '\n> '.length;

@@ -23,6 +23,7 @@ import {
   type APIContainerComponent,
   type APIMediaGalleryItem,
 } from 'discord.js';
+import { sayEnglish, type Say } from '../i18n/index.js';
 import type { Image, VisibleImage } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { creditsOf } from '../philomena/tags.js';
@@ -60,6 +61,8 @@ export interface GridOptions {
   readonly spoilerChannel?: boolean;
   /** The rules in layers (content-rules.ts): an image one hides is left out; the floor's when not given. */
   readonly rules?: ContentRules;
+  /** The grid's own words (`grid.*`), in the language it goes out in; English when not given. */
+  readonly say?: Say;
 }
 
 export interface Grid {
@@ -78,8 +81,6 @@ const HEADING_MAX = 400;
 const FOOTER_MAX = 300;
 /** The smallest text budget a grid is cut to: a short heading and footer, and a line for the page. */
 export const GRID_TEXT_MIN = 500;
-/** Said when every image was left out, so the grid is never without text. */
-const NONE_SHOWN = 'No image here can be shown in this channel.';
 
 /** Whether the image may be listed here at all (see the module comment). */
 function listable(image: Image, options: GridOptions): image is VisibleImage {
@@ -90,20 +91,25 @@ function listable(image: Image, options: GridOptions): image is VisibleImage {
 
 /** The longest credit line a grid line asks for: the whole linked credit fits below this. */
 const CREDIT_LINE_MAX = 1_200;
-const CREDIT_LABEL = '**Credit:** ';
+
+/** "**Credit:** <names>" in the grid's language. */
+function creditOf(names: string, say: Say): string {
+  return say('grid.credit', { names });
+}
 
 /**
  * The credit of a line within `room`: the card's linked credit when it fits, else the credited names
  * without links, as many as fit, at least the first and a count of the rest ({@link minimalCredit}).
  */
-function creditWithin(image: VisibleImage, site: Site, room: number): string {
-  const linked = creditLine(image, site, CREDIT_LINE_MAX);
+function creditWithin(image: VisibleImage, site: Site, room: number, say: Say): string {
+  const linked = creditLine(image, site, CREDIT_LINE_MAX, say);
   const names = creditNames(image);
   if (names.length === 0 || linked.length <= room) return linked;
-  const minimal = minimalCredit(image, site);
+  const minimal = minimalCredit(image, site, say);
   if (room <= minimal.length) return minimal;
-  const more = (n: number): string => `… and ${n} more`;
-  return CREDIT_LABEL + joinWithin(names, ', ', room - CREDIT_LABEL.length, more).text;
+  const more = (count: number): string => say('grid.more', { count });
+  const label = creditOf('', say).length;
+  return creditOf(joinWithin(names, ', ', room - label, more).text, say);
 }
 
 function creditNames(image: VisibleImage): string[] {
@@ -111,42 +117,43 @@ function creditNames(image: VisibleImage): string[] {
 }
 
 /** The shortest credit a line carries: the first credited name and a count of the others. */
-function minimalCredit(image: VisibleImage, site: Site): string {
+function minimalCredit(image: VisibleImage, site: Site, say: Say): string {
   const names = creditNames(image);
   const [first] = names;
   // No credit tag: the card's own words ("artist unknown", "anonymous artist" ...), always short.
-  if (first === undefined) return creditLine(image, site, CREDIT_LINE_MAX);
+  if (first === undefined) return creditLine(image, site, CREDIT_LINE_MAX, say);
   const left = names.length - 1;
-  return `${CREDIT_LABEL}${first}${left > 0 ? `, … and ${left} more` : ''}`;
+  return creditOf(left > 0 ? `${first}, ${say('grid.more', { count: left })}` : first, say);
 }
 
 /** The first source (an https link, or text as a card shows it) and how many more; or "no source given". */
-function sourcesPart(image: VisibleImage): string {
+function sourcesPart(image: VisibleImage, say: Say): string {
   const entries = image.source_urls.map((source) => source.trim()).filter((source) => source !== '');
   const [first] = entries;
-  if (first === undefined) return 'no source given';
+  if (first === undefined) return say('grid.no-source');
   const left = entries.length - 1;
-  return `${sourceEntry(first)}${left > 0 ? ` (+${left} more source${left === 1 ? '' : 's'})` : ''}`;
+  return `${sourceEntry(first)}${left > 0 ? ` ${say('grid.more-sources', { count: left })}` : ''}`;
 }
 
 /** The last line of a list that had no room for `count` images of the page. */
-function unlistedLine(count: number): string {
-  return `…and ${count} more on this page, not listed: no room here for their sources. The menu below shows ${count === 1 ? 'its card' : 'their cards'}.`;
+function unlistedLine(count: number, say: Say): string {
+  return say('grid.unlisted', { count });
 }
 
 /** Alt text "#id by <artists>" (other credits when there is no artist), plain and mention-proof. */
-function altText(image: VisibleImage): string {
+function altText(image: VisibleImage, say: Say): string {
   const credits = creditsOf(image.tags);
   const artists = credits.filter((credit) => credit.namespace === 'artist');
   const names = (artists.length > 0 ? artists : credits)
     .map((credit) => plainMediaText(truncate(credit.name.trim(), 80)))
     .filter((name) => name.trim() !== '');
-  if (names.length === 0) return `#${image.id}, artist unknown`;
-  const head = `#${image.id} by `;
-  return truncate(
-    head + joinWithin(names, ', ', MEDIA_DESCRIPTION_MAX - head.length).text,
-    MEDIA_DESCRIPTION_MAX,
-  );
+  // The id is a name, not a quantity: written as the board writes it, never grouped.
+  const id = String(image.id);
+  if (names.length === 0) return say('grid.alt.unknown', { id });
+  const head = say('grid.alt.by', { id, names: '' }).length;
+  const more = (count: number): string => say('grid.more', { count });
+  const listed = joinWithin(names, ', ', MEDIA_DESCRIPTION_MAX - head, more).text;
+  return truncate(say('grid.alt.by', { id, names: listed }), MEDIA_DESCRIPTION_MAX);
 }
 
 /** The gallery item of a listed image, or why it has none (a note for its line). */
@@ -154,15 +161,18 @@ function itemOf(
   image: VisibleImage,
   options: GridOptions,
 ): { item: APIMediaGalleryItem | null; note: string } {
-  if (!image.thumbnails_generated) return { item: null, note: 'still processing' };
+  const say = options.say ?? sayEnglish;
+  if (!image.thumbnails_generated) return { item: null, note: say('grid.note.processing') };
   // A spoilered image is pictured only where the filter is known: with it unknown, the image might be
   // one of its hidden ones, which keep no picture. (A grid's images come from a search with the filter,
   // which leaves out every image the filter hides, its hidden search included: what is `spoilered` here
   // is spoilered, not hidden. A single card cannot know that: see `mayBeHidden`.)
-  if (image.spoilered && options.filter === undefined) return { item: null, note: 'spoilered' };
+  if (image.spoilered && options.filter === undefined) {
+    return { item: null, note: say('grid.note.spoilered') };
+  }
   const url = previewOf(image, options.site);
   if (url === null) return { item: null, note: '' };
-  const item: APIMediaGalleryItem = { media: { url }, description: altText(image) };
+  const item: APIMediaGalleryItem = { media: { url }, description: altText(image, say) };
   // A server's or channel's own spoilered tags put the picture behind Discord's spoiler too.
   const ruled = options.rules !== undefined && spoileringRule(image.tags, options.rules) !== undefined;
   if (image.spoilered || options.spoilerChannel === true || ruled) item.spoiler = true;
@@ -176,6 +186,7 @@ function itemOf(
  * and every listed image with its credit and sources (see the module comment).
  */
 export function imageGrid(images: readonly Image[], options: GridOptions): Grid {
+  const say = options.say ?? sayEnglish;
   const candidates: { image: VisibleImage; item: APIMediaGalleryItem | null; note: string }[] = [];
   for (const image of images) {
     if (candidates.length >= GALLERY_ITEMS_MAX) break;
@@ -193,8 +204,8 @@ export function imageGrid(images: readonly Image[], options: GridOptions): Grid 
   // Each line: its number and link, the credit, the sources and a note; what is fixed is known first.
   const drafts = candidates.map(({ image, note }, i) => {
     const link = `${i + 1}. ${maskedLink(`#${image.id}`, imagePageUrl(options.site, image.id))}`;
-    const sources = ` · ${sourcesPart(image)}${note === '' ? '' : ` · ${note}`}`;
-    const minimal = minimalCredit(image, options.site);
+    const sources = ` · ${sourcesPart(image, say)}${note === '' ? '' : ` · ${note}`}`;
+    const minimal = minimalCredit(image, options.site, say);
     return { image, link, sources, minimal, length: link.length + 3 + minimal.length + sources.length };
   });
   // Heading, footer and the line breaks between the text displays' parts (counted as before, generously).
@@ -203,7 +214,7 @@ export function imageGrid(images: readonly Image[], options: GridOptions): Grid 
   const needed = (count: number): number => {
     const lines = drafts.slice(0, count).reduce((sum, draft) => sum + draft.length + 1, 0);
     const rest = drafts.length - count;
-    return fixed + lines + (rest > 0 ? unlistedLine(rest).length + 1 : 0);
+    return fixed + lines + (rest > 0 ? unlistedLine(rest, say).length + 1 : 0);
   };
   let count = drafts.length;
   while (count > 0 && needed(count) > textMax) count -= 1;
@@ -213,11 +224,12 @@ export function imageGrid(images: readonly Image[], options: GridOptions): Grid 
     .slice(0, count)
     .map(
       ({ image, link, sources, minimal }) =>
-        `${link} · ${creditWithin(image, options.site, minimal.length + spare)}${sources}`,
+        `${link} · ${creditWithin(image, options.site, minimal.length + spare, say)}${sources}`,
     );
-  if (count < drafts.length) lines.push(unlistedLine(drafts.length - count));
+  if (count < drafts.length) lines.push(unlistedLine(drafts.length - count, say));
   const listed = candidates.slice(0, count);
-  const list = lines.length === 0 ? NONE_SHOWN : lines.join('\n');
+  // Said when every image was left out, so the grid is never without text.
+  const list = lines.length === 0 ? say('grid.none-shown') : lines.join('\n');
   const top = [heading, list].filter((text) => text !== '').join('\n');
   const items = listed.flatMap(({ item }) => (item === null ? [] : [item]));
   const components: APIComponentInContainer[] = [];

@@ -10,7 +10,7 @@
  * and mention-proof, every URL is https (through urls.ts), and the card fits Discord's limits by itself.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import type { Say } from '../i18n/index.js';
+import { sayEnglish, type Say } from '../i18n/index.js';
 import type { HiddenImage, Image, VisibleImage } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { ratingOf } from '../philomena/tags.js';
@@ -91,13 +91,22 @@ export interface ImageCard {
    * the embed shows no picture, and on a spoilered card (which shows none) only as a native spoiler.
    */
   readonly media: CardMedia | null;
+  /**
+   * The language the card was made in (its context's, English by default): its Components V2 form
+   * (./card-v2.ts) and its buttons write their words in the same one.
+   */
+  readonly say: Say;
 }
 
 /** Rating tags first (in the board's order), then the rest as the image lists them. */
-function tagsField(image: VisibleImage): APIEmbedField | null {
+function tagsField(image: VisibleImage, say: Say): APIEmbedField | null {
   const tags = ratingTagsFirst(image.tags).map((tag) => escapeInline(truncate(tag, 100)));
   if (tags.length === 0) return null;
-  return { name: `Tags (${image.tags.length})`, value: joinWithin(tags, ', ', EMBED_FIELD_VALUE_MAX).text };
+  const more = (count: number): string => say('card.more', { count });
+  return {
+    name: say('card.field.tags', { count: image.tags.length }),
+    value: joinWithin(tags, ', ', EMBED_FIELD_VALUE_MAX, more).text,
+  };
 }
 
 function unixSeconds(iso: string | undefined): number | null {
@@ -106,21 +115,23 @@ function unixSeconds(iso: string | undefined): number | null {
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 
-function statFields(image: VisibleImage): APIEmbedField[] {
+function statFields(image: VisibleImage, say: Say): APIEmbedField[] {
+  const score = {
+    score: image.score,
+    up: image.upvotes,
+    down: image.downvotes,
+    faves: image.faves,
+    comments: image.comment_count,
+  };
+  const size = { width: image.width, height: image.height, format: escapeInline(image.format.toUpperCase()) };
   const fields: APIEmbedField[] = [
-    {
-      name: 'Score',
-      value: `${image.score} (▲ ${image.upvotes} ▼ ${image.downvotes}) · ★ ${image.faves} · 💬 ${image.comment_count}`,
-      inline: true,
-    },
-    {
-      name: 'Size',
-      value: `${image.width}×${image.height} ${escapeInline(image.format.toUpperCase())}`,
-      inline: true,
-    },
+    { name: say('card.field.score'), value: say('card.score', score), inline: true },
+    { name: say('card.field.size'), value: say('card.size', size), inline: true },
   ];
+  // Discord's own timestamp: every member reads the date in their client's language and time zone.
   const uploaded = unixSeconds(image.first_seen_at) ?? unixSeconds(image.created_at);
-  if (uploaded !== null) fields.push({ name: 'Uploaded', value: `<t:${uploaded}:d>`, inline: true });
+  if (uploaded !== null)
+    fields.push({ name: say('card.field.uploaded'), value: `<t:${uploaded}:d>`, inline: true });
   return fields;
 }
 
@@ -145,30 +156,46 @@ function filterHits(image: VisibleImage, ctx: CardContext): { spoilered: string[
   return { spoilered, hidden };
 }
 
-/** How a spoilered card's notice ends (the V2 card, which may picture it behind a spoiler, rewords it). */
-export const SPOILER_NOTICE_END = 'Its picture and description are not shown.';
-
-function spoilerNotice(image: VisibleImage, ctx: CardContext): string {
-  const by = ctx.filter ? `the filter “${escapeInline(truncate(ctx.filter.name, 100))}”` : 'the filter';
+/**
+ * Why the filter spoilers the image (which filter, which of its tags), then how the notice ends
+ * (`card.spoiler.end`, which the V2 card, picturing it behind a spoiler, rewords). The filter's name and
+ * the tags are the board's, as written.
+ */
+function spoilerNotice(image: VisibleImage, ctx: CardContext, say: Say): string {
   const { spoilered, hidden } = filterHits(image, ctx);
   const list = (names: string[]): string =>
     joinWithin(
       names.map((name) => `**${escapeInline(truncate(name, 100))}**`),
       ', ',
       600,
+      (count) => say('card.more', { count }),
     ).text;
-  const parts: string[] = [];
-  if (hidden.length > 0) parts.push(`hidden by ${by} for ${list(hidden)}`);
-  if (spoilered.length > 0) parts.push(`spoilered by ${by} for ${list(spoilered)}`);
-  const why = parts.length > 0 ? parts.join('; ') : `spoilered: it matches ${by}'s rules`;
-  return `This image is ${why}. ${SPOILER_NOTICE_END}`;
+  const hits =
+    hidden.length > 0 && spoilered.length > 0
+      ? 'both'
+      : hidden.length > 0
+        ? 'hidden'
+        : spoilered.length > 0
+          ? 'spoilered'
+          : 'none';
+  const why = say('card.spoiler.filter', {
+    hits,
+    named: ctx.filter ? 'yes' : 'no',
+    filter: ctx.filter ? escapeInline(truncate(ctx.filter.name, 100)) : '',
+    hidden: list(hidden),
+    spoilered: list(spoilered),
+  });
+  return `${why} ${say('card.spoiler.end')}`;
 }
 
-function stubCard(image: HiddenImage, ctx: CardContext): ImageCard {
+function stubCard(image: HiddenImage, ctx: CardContext, say: Say): ImageCard {
   const merged = image.duplicate_of !== null;
+  const target = image.duplicate_of ?? image.id;
   const description = merged
-    ? `This image was merged into ${maskedLink(`#${image.duplicate_of}`, imagePageUrl(ctx.site, image.duplicate_of ?? image.id))}.`
-    : `This image was deleted${image.deletion_reason ? `: ${escapeInline(truncate(image.deletion_reason, 1000))}` : '.'}`;
+    ? say('card.stub.merged', { link: maskedLink(`#${target}`, imagePageUrl(ctx.site, target)) })
+    : image.deletion_reason
+      ? say('card.stub.deleted-reason', { reason: escapeInline(truncate(image.deletion_reason, 1000)) })
+      : say('card.stub.deleted');
   const embed: APIEmbed = {
     title: `#${image.id}`,
     url: imagePageUrl(ctx.site, image.id),
@@ -176,12 +203,17 @@ function stubCard(image: HiddenImage, ctx: CardContext): ImageCard {
     description,
     footer: footer(ctx),
   };
-  return { embed: fitOne(embed), gate: merged ? 'merged' : 'deleted', revealable: false, media: null };
+  return { embed: fitOne(embed), gate: merged ? 'merged' : 'deleted', revealable: false, media: null, say };
 }
 
 function fitOne(embed: APIEmbed): APIEmbed {
   return fitEmbeds([embed])[0] ?? embed;
 }
+
+/*
+ * The card's notices in English, as the catalogue's `card.notice.*` messages say them (a test keeps them
+ * equal): for code and tests that name them. The card itself takes them from its language's catalogue.
+ */
 
 /** The opening of a processing card's description (the V2 card tells it apart from the board's text). */
 export const PROCESSING_NOTICE = 'Still processing: the picture is not ready yet.';
@@ -201,7 +233,8 @@ export const SPOILERED_PICTURE_NOTICE =
 const DESCRIPTION_MAX = 1800;
 
 export function imageCard(image: Image, ctx: CardContext): ImageCard {
-  if (image.kind === 'hidden') return stubCard(image, ctx);
+  const say = ctx.say ?? sayEnglish;
+  if (image.kind === 'hidden') return stubCard(image, ctx, say);
   const { site } = ctx;
   const ratings = ratingOf(image.tags);
   // A server's or channel's own spoilered tag puts the picture behind Discord's spoiler, as a spoiler
@@ -217,7 +250,12 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     color: ratingColour(ratings),
     footer: footer(ctx),
   };
-  const rating: APIEmbedField = { name: 'Rating', value: escapeInline(ratingWords(ratings)), inline: true };
+  const rating: APIEmbedField = {
+    name: say('card.field.rating'),
+    value: escapeInline(ratingWords(ratings, say)),
+    inline: true,
+  };
+  const credit = creditField(image, site, say);
 
   // A rule hides the image whatever the channel and the filter say, and Reveal never lifts it: the card
   // credits and links like the rating-restricted one, and says which layer hid it.
@@ -226,10 +264,10 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     ctx.rules?.observe?.('hidden', rule.layer);
     const embed: APIEmbed = {
       ...base,
-      description: hiddenNotice(rule.layer),
-      fields: [creditField(image, site), ...sourceFields(image, true), rating],
+      description: hiddenNotice(rule.layer, say),
+      fields: [credit, ...sourceFields(image, true, say), rating],
     };
-    return { embed: fitOne(embed), gate: 'rule-hidden', revealable: false, media: null };
+    return { embed: fitOne(embed), gate: 'rule-hidden', revealable: false, media: null, say };
   }
 
   if (!mayShow(image, ageRestricted, ctx.rules)) {
@@ -237,28 +275,29 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
       ...base,
       description:
         ratings.size === 0
-          ? 'This image has no rating tag, so it can only be shown in age-restricted channels.'
-          : `This image is rated **${escapeInline(ratingWords(ratings))}**: it can only be shown in age-restricted channels.`,
-      fields: [creditField(image, site), ...sourceFields(image, true), rating],
+          ? say('card.restricted.no-rating')
+          : say('card.restricted.rated', { rating: escapeInline(ratingWords(ratings, say)) }),
+      fields: [credit, ...sourceFields(image, true, say), rating],
     };
-    return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false, media: null };
+    return { embed: fitOne(embed), gate: 'rating-restricted', revealable: false, media: null, say };
   }
 
   if (image.spoilered && ctx.reveal !== true) {
     const embed: APIEmbed = {
       ...base,
-      description: spoilerNotice(image, ctx),
-      fields: [creditField(image, site), ...sourceFields(image), rating, ...statFields(image)],
+      description: spoilerNotice(image, ctx, say),
+      fields: [credit, ...sourceFields(image, false, say), rating, ...statFields(image, say)],
     };
     // A native spoiler only where the filter is known and hides none of the image's tags: a hidden
     // image keeps no picture, and Reveal (to one member) stays the way to see it.
     const spoilerable = mayPictureSpoilered(image, ageRestricted, ctx.filter, ctx.rules);
-    const media = spoilerable ? cardMedia(image, site, { spoiler: true, filtered: true }) : null;
+    const media = spoilerable ? cardMedia(image, site, { spoiler: true, filtered: true, say }) : null;
     return {
       embed: fitOne(embed),
       gate: 'spoilered',
       revealable: true,
       media,
+      say,
       ...(channelSpoiler ? { spoilerChannel: true } : {}),
     };
   }
@@ -266,24 +305,27 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
   const processing = !image.thumbnails_generated;
   const { picture, video } = pictureOf(image, site);
   const fields: APIEmbedField[] = [
-    creditField(image, site),
-    ...sourceFields(image),
+    credit,
+    ...sourceFields(image, false, say),
     rating,
-    ...statFields(image),
+    ...statFields(image, say),
   ];
   // In a spoiler channel (or under a spoilered rule) the embed keeps no picture: it cannot spoiler one.
   const withheld = !processing && (picture !== null || video !== null) && channelSpoiler;
   // Nor the video's own link, which opens it unspoilered (the V2 form drops it too; Reveal shows it).
-  if (video !== null && !processing && !channelSpoiler) fields.push({ name: 'Video', value: bareUrl(video) });
-  const tags = tagsField(image);
+  if (video !== null && !processing && !channelSpoiler)
+    fields.push({ name: say('card.field.video'), value: bareUrl(video) });
+  const tags = tagsField(image, say);
   if (tags) fields.push(tags);
   const embed: APIEmbed = { ...base, fields };
   if (!processing && picture !== null && !withheld) embed.image = { url: picture };
 
-  const ruleNotice = spoilerRule === undefined ? '' : spoileredNotice(spoilerRule);
+  const ruleNotice = spoilerRule === undefined ? '' : spoileredNotice(spoilerRule, say);
   if (spoilerRule !== undefined) ctx.rules?.observe?.('spoilered', spoilerRule.layer);
-  const withheldNotice = ctx.spoilerChannel === true ? SPOILER_CHANNEL_NOTICE : SPOILERED_PICTURE_NOTICE;
-  const notice = [ruleNotice, processing ? PROCESSING_NOTICE : withheld ? withheldNotice : '']
+  const withheldNotice = say(
+    ctx.spoilerChannel === true ? 'card.notice.spoiler-channel' : 'card.notice.spoilered-picture',
+  );
+  const notice = [ruleNotice, processing ? say('card.notice.processing') : withheld ? withheldNotice : '']
     .filter((part) => part !== '')
     .join('\n\n');
   const room = Math.min(DESCRIPTION_MAX, EMBEDS_TOTAL_MAX - embedLength(embed) - notice.length - 2);
@@ -300,7 +342,8 @@ export function imageCard(image: Image, ctx: CardContext): ImageCard {
     embed: fitOne(embed),
     gate: processing ? 'processing' : 'full',
     revealable: withheld,
-    media: processing ? null : cardMedia(image, site, { spoiler: channelSpoiler, filtered: false }),
+    media: processing ? null : cardMedia(image, site, { spoiler: channelSpoiler, filtered: false, say }),
+    say,
     ...(channelSpoiler ? { spoilerChannel: true } : {}),
     ...(ruleNotice === '' ? {} : { ruleNotice }),
   };

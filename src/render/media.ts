@@ -5,6 +5,7 @@
  * and its alt text. Whether a picture may be shown at all is the rating rule's (./rating-rule.ts): callers
  * ask that first. Every URL is https (through urls.ts) and fits Discord's media URL rules.
  */
+import { sayEnglish, type Say } from '../i18n/index.js';
 import type { VisibleImage } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { ratingOf } from '../philomena/tags.js';
@@ -143,26 +144,36 @@ function tagAltText(image: VisibleImage): string {
 
 /**
  * Alt text of a spoilered picture: no tags (the embed form of a spoilered card shows none either), only
- * what the card's text says anyway.
+ * what the card's text says anyway, in `say`'s language (the rating tags as the board wrote them).
  */
-function spoilerAltText(image: VisibleImage): string {
-  return `#${image.id}, spoilered by the filter (${ratingWords(ratingOf(image.tags))})`;
+function spoilerAltText(image: VisibleImage, say: Say): string {
+  // The id as written, never with thousands separators: it is a name, not a quantity.
+  const text = say('card.alt.spoilered', {
+    id: String(image.id),
+    rating: ratingWords(ratingOf(image.tags), say),
+  });
+  return truncate(plainMediaText(text), MEDIA_DESCRIPTION_MAX);
 }
 
 /**
  * The media of a card whose picture may be shown here (the caller's gate decided that): the video's
  * .mp4, the animated gif, or the picture, within Discord's media URL limit. Null while processing or
- * when no usable URL exists. `filtered`: spoilered by the filter (its alt text then names no tag);
- * `spoiler`: behind a spoiler for that or because the channel is a spoiler channel.
+ * when no usable URL exists. `filtered`: spoilered by the filter (its alt text then names no tag, and
+ * says so in `say`'s language); `spoiler`: behind a spoiler for that or because the channel is a spoiler
+ * channel.
  */
 export function cardMedia(
   image: VisibleImage,
   site: Site,
-  { spoiler, filtered }: { readonly spoiler: boolean; readonly filtered: boolean },
+  {
+    spoiler,
+    filtered,
+    say = sayEnglish,
+  }: { readonly spoiler: boolean; readonly filtered: boolean; readonly say?: Say },
 ): CardMedia | null {
   if (!image.thumbnails_generated) return null;
   const still = mediaUrl(pictureOf(image, site).picture);
-  const description = filtered ? spoilerAltText(image) : tagAltText(image);
+  const description = filtered ? spoilerAltText(image, say) : tagAltText(image);
   const media = (url: string, kind: CardMedia['kind']): CardMedia => ({
     url,
     kind,

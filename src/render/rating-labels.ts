@@ -2,6 +2,7 @@
  * How a card presents an image's rating: its colour, its words, and rating tags listed first. What the
  * rating allows a channel to show is the rating rule's business (./rating-rule.ts), not this file's.
  */
+import { sayEnglish, type Say } from '../i18n/index.js';
 import { RATINGS, type Rating } from '../philomena/tags.js';
 
 /** Colours by rating, most severe first: the first rating of the image in this list picks the colour. */
@@ -21,10 +22,13 @@ export function ratingColour(ratings: ReadonlySet<Rating>): number {
   return RATING_COLOURS.find(([rating]) => ratings.has(rating))?.[1] ?? NEUTRAL_COLOUR;
 }
 
-/** The rating words in the board's order, e.g. "questionable, grimdark"; "no rating tag" when none. */
-export function ratingWords(ratings: ReadonlySet<Rating>): string {
+/**
+ * The rating tags in the board's order, e.g. "questionable, grimdark" (the board's words, as written);
+ * "no rating tag" in `say`'s language when none.
+ */
+export function ratingWords(ratings: ReadonlySet<Rating>, say: Say = sayEnglish): string {
   const words = RATINGS.filter((rating) => ratings.has(rating));
-  return words.length === 0 ? 'no rating tag' : words.join(', ');
+  return words.length === 0 ? say('card.rating.none') : words.join(', ');
 }
 
 /** Rating tags first (in the board's order), then the rest as the image lists them. */

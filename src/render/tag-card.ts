@@ -10,6 +10,7 @@
  * credited and sourced, its picture one click away.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
+import { sayEnglish, type Say } from '../i18n/index.js';
 import type { Image, Tag } from '../philomena/schemas.js';
 import type { Site } from '../philomena/sites.js';
 import { tagNameOfSlug, wellFormed } from '../philomena/tags.js';
@@ -37,6 +38,8 @@ export interface TagCardContext {
    * itself an alias (`aliased_tag` set), its target. Either way the card shows the target.
    */
   readonly aliasOf?: Tag;
+  /** The card's own words (`tagcard.*`), in the language it goes out in; English when not given. */
+  readonly say?: Say;
 }
 
 /** Colours of the board's tag categories. */
@@ -71,6 +74,7 @@ function exampleParts(
   example: Image | undefined,
   ctx: TagCardContext,
   ageRestricted: boolean,
+  say: Say,
 ): { field?: APIEmbedField; picture?: string } {
   if (example === undefined || example.kind !== 'image') return {};
   const link = maskedLink(`#${example.id}`, imagePageUrl(ctx.site, example.id));
@@ -81,26 +85,32 @@ function exampleParts(
   // tag covers, stays behind the link.
   const spoilerRule = ctx.rules === undefined ? undefined : spoileringRule(example.tags, ctx.rules);
   const withheld = found !== null && (ctx.spoilerChannel === true || spoilerRule !== undefined);
-  // Whose rules they are: the channel's list sits on top of the server's.
-  const whose = spoilerRule?.layer === 'channel' ? "this channel's" : "this server's";
   const picture = withheld ? null : found;
   // Like every card, the example credits its artists and shows its sources, picture or not.
   const value = [
     withheld
-      ? `${link} (${spoilerRule !== undefined ? `spoilered by ${whose} rules` : 'a spoiler channel'}: its picture is behind the link)`
+      ? spoilerRule !== undefined
+        ? // Whose rules they are: the channel's list sits on top of the server's.
+          say('tagcard.example.spoilered-by-rules', {
+            link,
+            layer: spoilerRule.layer === 'channel' ? 'channel' : 'server',
+          })
+        : say('tagcard.example.spoiler-channel', { link })
       : picture === null
-        ? `${link} (not shown here)`
+        ? say('tagcard.example.not-shown', { link })
         : link,
-    `**Credit:** ${creditLine(example, ctx.site, 400)}`,
-    `**Source:** ${sourceLine(example, 400, !mayShow(example, ageRestricted, ctx.rules))}`,
+    say('tagcard.example.credit', { credit: creditLine(example, ctx.site, 400, say) }),
+    say('tagcard.example.source', {
+      source: sourceLine(example, 400, !mayShow(example, ageRestricted, ctx.rules), say),
+    }),
   ].join('\n');
-  return picture === null
-    ? { field: { name: 'Example', value } }
-    : { field: { name: 'Example', value }, picture };
+  const field: APIEmbedField = { name: say('tagcard.field.example'), value };
+  return picture === null ? { field } : { field, picture };
 }
 
 export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
   const { site } = ctx;
+  const say = ctx.say ?? sayEnglish;
   // Show the target of an alias; remember the alias to say where the user came from.
   let shown = tag;
   let alias: Tag | undefined;
@@ -113,11 +123,13 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
 
   const notes: string[] = [];
   if (alias !== undefined) {
-    notes.push(`**${escapeInline(truncate(alias.name, 100))}** is an alias of this tag.`);
+    notes.push(say('tagcard.alias-here', { alias: escapeInline(truncate(alias.name, 100)) }));
   } else if (shown.aliased_tag !== null) {
-    notes.push(
-      `This tag is an alias of ${maskedLink(escapeInline(truncate(tagName(shown.aliased_tag), 100)), tagPageUrl(site, wellFormed(shown.aliased_tag)))}.`,
+    const target = maskedLink(
+      escapeInline(truncate(tagName(shown.aliased_tag), 100)),
+      tagPageUrl(site, wellFormed(shown.aliased_tag)),
     );
+    notes.push(say('tagcard.alias-of', { target }));
   }
   // A spoiler channel is a plain channel for the rating rule, whatever else the context says.
   const ageRestricted = ageRestrictedFor(ctx);
@@ -129,16 +141,29 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
   if (long !== '') notes.push(truncateMarkdown(boardMarkdownToDiscord(long, site), 2500));
 
   const fields: APIEmbedField[] = [
-    { name: 'Category', value: shown.category ? escapeInline(shown.category) : 'none', inline: true },
-    { name: 'Images', value: String(shown.images), inline: true },
+    {
+      name: say('tagcard.field.category'),
+      // The category is the board's word (`character`, `origin` ...): shown as it wrote it.
+      value: shown.category ? escapeInline(shown.category) : say('tagcard.category.none'),
+      inline: true,
+    },
+    {
+      name: say('tagcard.field.images'),
+      value: say('tagcard.images', { count: shown.images }),
+      inline: true,
+    },
   ];
   if (shown.dnp_entries.length > 0) {
-    fields.push({ name: 'Do-not-post', value: `${shown.dnp_entries.length} entries`, inline: true });
+    fields.push({
+      name: say('tagcard.field.dnp'),
+      value: say('tagcard.dnp-entries', { count: shown.dnp_entries.length }),
+      inline: true,
+    });
   }
   const aliases = full ? shown.aliases.filter((name) => name.trim() !== '') : [];
   if (aliases.length > 0) {
     fields.push({
-      name: `Aliases (${aliases.length})`,
+      name: say('tagcard.field.aliases', { count: aliases.length }),
       value: joinWithin(
         aliases.map((slug) => escapeInline(truncate(tagName(slug), 80))),
         ', ',
@@ -148,17 +173,17 @@ export function tagCard(tag: Tag, ctx: TagCardContext): APIEmbed {
   }
   if (full && shown.implied_tags.length > 0) {
     fields.push({
-      name: `Implies (${shown.implied_tags.length})`,
+      name: say('tagcard.field.implies', { count: shown.implied_tags.length }),
       value: tagLinks(shown.implied_tags, site, EMBED_FIELD_VALUE_MAX),
     });
   }
   if (full && shown.implied_by_tags.length > 0) {
     fields.push({
-      name: `Implied by (${shown.implied_by_tags.length})`,
+      name: say('tagcard.field.implied-by', { count: shown.implied_by_tags.length }),
       value: tagLinks(shown.implied_by_tags, site, LIST_MAX),
     });
   }
-  const example = exampleParts(ctx.example, ctx, ageRestricted);
+  const example = exampleParts(ctx.example, ctx, ageRestricted, say);
   if (example.field) fields.push(example.field);
 
   const embed: APIEmbed = {

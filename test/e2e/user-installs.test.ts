@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDS } from '../fakes/philomena/index.js';
-import { PRIVATE_HERE_NOTE } from '../../src/discord/external-apps.js';
+import { PRIVATE_HERE_NOTE, privateHereNote } from '../../src/discord/external-apps.js';
 import { isComponentsV2, textOf } from '../fakes/discord/v2.js';
 import { customIds, footerText } from '../support/messages.js';
 import type { RecordedMessage } from '../fakes/discord/index.js';
@@ -103,6 +103,30 @@ describe('installed to a member', () => {
       expect(footerText(second)).toMatch(/page 2 of \d+$/);
       expect(textOf(second).startsWith(PRIVATE_HERE_NOTE)).toBe(true);
       expect(textOf(second).split(PRIVATE_HERE_NOTE)).toHaveLength(2);
+      expect(h.discord.violations).toEqual([]);
+    });
+
+    it('GIVEN a Polish member THEN the note is Polish, and their next grid page keeps it once', async () => {
+      const polish = { ...forced(), locale: 'pl' } as const;
+      const note = privateHereNote('pl');
+      const grid = await h.discord
+        .sendCommand({
+          name: 'search',
+          options: { query: 'pony', view: 'grid' },
+          channel: h.discord.foreignGuild.channels.plain,
+          ...polish,
+        })
+        .finalReply();
+      expect(textOf(grid).startsWith(note)).toBe(true);
+      const second = await h.discord
+        .sendButton({
+          customId: customIds(grid).find((id) => id.startsWith('srch:next:')) ?? '',
+          message: grid,
+          ...polish,
+        })
+        .finalReply();
+      expect(textOf(second).split(note)).toHaveLength(2);
+      expect(textOf(second)).not.toContain(PRIVATE_HERE_NOTE);
       expect(h.discord.violations).toEqual([]);
     });
 

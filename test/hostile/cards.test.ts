@@ -20,6 +20,7 @@ import { imageResponseSchema, tagResponseSchema, type Image } from '../../src/ph
 import { knownSite } from '../../src/philomena/sites.js';
 import { absolutiseImage, absolutiseTag } from '../../src/philomena/urls.js';
 import { hostileText, hostileTextUpTo } from './arbitraries.js';
+import { cardLanguages } from './card-languages.js';
 import {
   embedLimitProblems,
   embedUrlProblems,
@@ -219,11 +220,11 @@ function allText(value: unknown): string {
   return parts.join('\n');
 }
 
-describe('imageCard over hostile board images', () => {
+describe.each(cardLanguages())('imageCard over hostile board images in $locale', ({ say, runs }) => {
   it('GIVEN any image and context THEN limits, no mention, https only, and the rating rule hold', () => {
     fc.assert(
       fc.property(image, context, (img, ctx) => {
-        const card = imageCard(img, ctx);
+        const card = imageCard(img, { ...ctx, say });
         expect(cardProblems([card.embed])).toEqual([]);
         if (img.kind !== 'image') {
           expect(card.embed.image).toBeUndefined();
@@ -231,7 +232,7 @@ describe('imageCard over hostile board images', () => {
         }
         // Every card links to the image page and has a credit line.
         expect(card.embed.url).toBe(`https://derpibooru.org/images/${img.id}`);
-        expect(card.embed.fields?.some((f) => f.name === 'Credit')).toBe(true);
+        expect(card.embed.fields?.some((f) => f.name === say('card.field.credit'))).toBe(true);
         const text = allText(card.embed);
         if (!ctx.ageRestricted && !safeByRule(img.tags)) {
           expect(card.gate).toBe('rating-restricted');
@@ -247,18 +248,18 @@ describe('imageCard over hostile board images', () => {
           expect(text).not.toContain(PIC_MARK);
         }
       }),
-      { numRuns: 600 },
+      { numRuns: runs(600) },
     );
   });
 
   it('GIVEN three hostile cards in one message (an unfurl) THEN fitEmbeds keeps the whole message within limits', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(image, context), { minLength: 1, maxLength: 10 }), (pairs) => {
-        const embeds = fitEmbeds(pairs.map(([img, ctx]) => imageCard(img, ctx).embed));
+        const embeds = fitEmbeds(pairs.map(([img, ctx]) => imageCard(img, { ...ctx, say }).embed));
         expect(embeds.length).toBeGreaterThan(0);
         expect(cardProblems(embeds)).toEqual([]);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

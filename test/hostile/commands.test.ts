@@ -6,13 +6,16 @@
  * rules (bot-run.ts), the member got a card or an ephemeral answer, and every board request the run made
  * went to the expected endpoint with the member's text only in its own parameter: no extra parameter, never
  * the `key` (it would lend the owner's account rights to the member's text), no `filter_id` but the
- * configured one, no path outside the endpoint. One harness per file; runs are
+ * configured one, no path outside the endpoint. Each run's member has a locale of their own (every shipped
+ * language, two regional variants, one the bot does not ship), and a "nothing found" answer must be in that
+ * member's language. One harness per file; runs are
  * few (the bot is real), the pure properties elsewhere run thousands.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { safeSearchQuery } from '../../commands/shared/safety.js';
+import { shippedTranslator } from '../../src/i18n/index.js';
 import { SORTS } from '../../commands/search/codec.js';
 import { tagPath, tagSlug } from '../../src/philomena/tags.js';
 import { API } from '../support/board.js';
@@ -44,11 +47,43 @@ afterAll(async () => {
 });
 
 /** The member got a card, a no-results line, or an ephemeral explanation; and the run was clean. */
-async function checkAnswer(handle: ReturnType<Harness['discord']['sendCommand']>, from: Mark): Promise<void> {
+/**
+ * The locales members send the commands in: every shipped language, regional variants that fall back to
+ * one (es-419, en-GB), and a language the bot does not ship (ja: English).
+ */
+const memberLocale = fc.constantFrom(
+  'en-US',
+  'de',
+  'es-ES',
+  'es-419',
+  'fr',
+  'pl',
+  'pt-BR',
+  'ru',
+  'en-GB',
+  'ja',
+);
+
+/** The "nothing found" lines of /search and /reverse in `locale`'s language (the closest shipped one). */
+function noResultsIn(locale: string): string[] {
+  const { t } = shippedTranslator();
+  return ['search.no-results', 'reverse.no-match'].map((key) => t(locale, key));
+}
+
+/** A plain answer that is the "nothing found" line, in the member's language and no other. */
+function isNoResults(content: string, locale: string): boolean {
+  return noResultsIn(locale).some((line) => content.startsWith(line));
+}
+
+async function checkAnswer(
+  handle: ReturnType<Harness['discord']['sendCommand']>,
+  from: Mark,
+  locale: string,
+): Promise<void> {
   const answer = await outcome(h, handle);
   // A card (embed), or a Components V2 card or grid.
   const isCard = answer.embeds.length > 0 || (answer.flags & MessageFlags.IsComponentsV2) !== 0;
-  const noResults = /No images matched|No matching images/.test(answer.content);
+  const noResults = isNoResults(answer.content, locale);
   expect(isCard || noResults || isEphemeral(answer), `answer: ${JSON.stringify(answer.content)}`).toBe(true);
   expect(runProblems(h, from)).toEqual([]);
   expect(errorLogsSince(h, from).map((line) => line['msg'])).toEqual([]);
@@ -103,11 +138,11 @@ describe('/image id', () => {
 
   it('GIVEN any id text THEN a card or a short ephemeral answer, and only /images/<a digit run of the text> is asked', async () => {
     await fc.assert(
-      fc.asyncProperty(idInput, async (raw) => {
+      fc.asyncProperty(idInput, memberLocale, async (raw, locale) => {
         const id = raw.replaceAll('@BOORU@', h.booru.url).slice(0, 500);
         const from = mark(h);
-        const handle = h.discord.sendCommand({ name: 'image', options: { id }, channel: 'plain' });
-        await checkAnswer(handle, from);
+        const handle = h.discord.sendCommand({ name: 'image', options: { id }, channel: 'plain', locale });
+        await checkAnswer(handle, from, locale);
         const digitRuns = new Set(id.match(/\d+/g)?.map((d) => String(Number(d))) ?? []);
         asked += boardRequestsSince(h, from).length;
         for (const request of boardRequestsSince(h, from)) {
@@ -146,7 +181,8 @@ describe('/search query', () => {
         fc.option(fc.constantFrom(...SORTS), { nil: undefined }),
         fc.boolean(),
         fc.boolean(),
-        async (q, sort, isPrivate, grid) => {
+        memberLocale,
+        async (q, sort, isPrivate, grid, locale) => {
           const from = mark(h);
           const handle = h.discord.sendCommand({
             name: 'search',
@@ -157,8 +193,9 @@ describe('/search query', () => {
               ...(grid ? { view: 'grid' } : {}),
             },
             channel: 'plain',
+            locale,
           });
-          await checkAnswer(handle, from);
+          await checkAnswer(handle, from, locale);
           const requests = boardRequestsSince(h, from);
           asked += requests.length;
           for (const request of requests) {
@@ -177,14 +214,16 @@ describe('/search query', () => {
     await fc.assert(
       fc.asyncProperty(
         hostileText(8).filter((q) => q.trim() !== ''),
-        async (q) => {
+        memberLocale,
+        async (q, locale) => {
           const from = mark(h);
           const handle = h.discord.sendCommand({
             name: 'search',
             options: { query: q },
             channel: 'ageRestricted',
+            locale,
           });
-          await checkAnswer(handle, from);
+          await checkAnswer(handle, from, locale);
           for (const request of boardRequestsSince(h, from)) {
             expect(request.path).toBe(`${API}/search/images`);
             const params = expectParams(request, ['q', 'page', 'per_page', 'sf', 'sd', 'filter_id']);
@@ -223,10 +262,16 @@ describe('/tag name', () => {
     await fc.assert(
       fc.asyncProperty(
         name.filter((n) => n.trim() !== ''),
-        async (n) => {
+        memberLocale,
+        async (n, locale) => {
           const from = mark(h);
-          const handle = h.discord.sendCommand({ name: 'tag', options: { name: n }, channel: 'plain' });
-          await checkAnswer(handle, from);
+          const handle = h.discord.sendCommand({
+            name: 'tag',
+            options: { name: n },
+            channel: 'plain',
+            locale,
+          });
+          await checkAnswer(handle, from, locale);
           const typed = n.trim();
           const own = [tagPath(typed), tagPath(tagSlug(typed))].map((p) => `${API}/tags/${p}`);
           const requests = boardRequestsSince(h, from);
@@ -278,15 +323,17 @@ describe('/reverse url and distance', () => {
       fc.asyncProperty(
         url,
         fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
-        async (raw, distance) => {
+        memberLocale,
+        async (raw, distance, locale) => {
           const text = raw.replaceAll('@BOORU@', h.booru.url).slice(0, 2000);
           const from = mark(h);
           const handle = h.discord.sendCommand({
             name: 'reverse',
             options: { url: text, ...(distance === undefined ? {} : { distance }) },
             channel: 'plain',
+            locale,
           });
-          await checkAnswer(handle, from);
+          await checkAnswer(handle, from, locale);
           let expected: string | undefined;
           try {
             const parsed = new URL(text.trim());
@@ -354,7 +401,8 @@ describe('/settings filter_id', () => {
           fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
           fc.constantFrom(56027, 100073, 200001, 200002, 200003),
         ),
-        async (filterId) => {
+        memberLocale,
+        async (filterId, locale) => {
           const from = mark(h);
           const handle = h.discord.sendCommand({
             name: 'settings',
@@ -362,6 +410,7 @@ describe('/settings filter_id', () => {
             options: { filter_id: filterId },
             channel: 'plain',
             userId: h.discord.guild.ownerId,
+            locale,
           });
           const answer = await outcome(h, handle);
           expect(isEphemeral(answer)).toBe(true);
@@ -439,11 +488,11 @@ describe('options beyond what Discord itself lets through', () => {
 
   it('GIVEN over-long strings and out-of-range numbers THEN acknowledged, a card or an ephemeral answer, nothing unsafe', async () => {
     await fc.assert(
-      fc.asyncProperty(oversized, async ({ name, options }) => {
+      fc.asyncProperty(oversized, memberLocale, async ({ name, options }, locale) => {
         const from = mark(h);
-        const handle = h.discord.sendCommand({ name, options, channel: 'plain' });
+        const handle = h.discord.sendCommand({ name, options, channel: 'plain', locale });
         const answer = await outcome(h, handle);
-        const fine = answer.embeds.length > 0 || /No images matched|No matching images/.test(answer.content);
+        const fine = answer.embeds.length > 0 || isNoResults(answer.content, locale);
         expect(fine || isEphemeral(answer)).toBe(true);
         expect(runProblems(h, from)).toEqual([]);
         for (const request of boardRequestsSince(h, from)) {

@@ -24,6 +24,7 @@ import { boardMarkdownToDiscord, MAX_INPUT } from '../../src/render/board-markdo
 import { countComponents, imageCardV2, v2TextLength, V2_CARD_TEXT_MIN } from '../../src/render/card-v2.js';
 import { GRID_TEXT_MIN, imageGrid } from '../../src/render/grid.js';
 import { sourceEntry } from '../../src/render/credit-and-sources.js';
+import { cardLanguages } from './card-languages.js';
 import { imageCard, type CardContext } from '../../src/render/image-card.js';
 import { escapeInline } from '../../src/render/discord-text.js';
 import { NO_MENTIONS } from '../../src/render/mentions.js';
@@ -580,52 +581,56 @@ describe('Components V2 renderers over hostile board images', () => {
     );
   }
 
-  it('GIVEN any image, context and budget THEN the V2 card keeps the limits, no mention, https only, and the rating rule', () => {
-    fc.assert(
-      fc.property(
-        image,
-        context,
-        fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
-        (img, ctx, textMax) => {
-          const card = imageCard(img, ctx);
-          const v2 = imageCardV2(card, { rows: [row('')], ...(textMax === undefined ? {} : { textMax }) });
-          expect(v2Problems([v2.container])).toEqual([]);
-          expect(countComponents([v2.container])).toBeLessThanOrEqual(8);
-          expect(v2TextLength([v2.container])).toBeLessThanOrEqual(
-            Math.min(4000, Math.max(textMax ?? 4000, V2_CARD_TEXT_MIN)),
-          );
-          const items = galleryItems(v2.container);
-          expect(items.length).toBeLessThanOrEqual(1);
-          const text = allText(v2.container);
-          expect(text).toContain(`/images/${img.id})`);
-          if (img.kind !== 'image') {
-            expect(items).toEqual([]);
-            return;
-          }
-          expect(text).toContain('**Credit**');
-          // A spoiler channel: every picture behind the spoiler, except the clicker's own Reveal.
-          if (ctx.spoilerChannel === true && ctx.reveal !== true) {
-            for (const item of items) expect(item.spoiler).toBe(true);
-            expect(card.embed.image).toBeUndefined();
-          }
-          // A spoiler channel is a plain channel for the rating rule, whatever `ageRestricted` says.
-          if ((!ctx.ageRestricted || ctx.spoilerChannel === true) && !safeByRule(img.tags)) {
-            // Never pictured, not even behind a spoiler; no tags, description or text sources.
-            expect(items).toEqual([]);
-            for (const mark of [PIC_MARK, TAG_MARK, DESC_MARK, SOURCE_MARK]) expect(text).not.toContain(mark);
-          } else if (img.spoilered && ctx.reveal !== true) {
-            expect(text).not.toContain(DESC_MARK);
-            for (const item of items) expect(item.spoiler).toBe(true);
-            const hidden = new Set(ctx.filter?.hiddenTagIds ?? []);
-            if (ctx.filter === undefined || img.tag_ids.some((id) => hidden.has(id)))
+  it.each(cardLanguages())(
+    'GIVEN any image, context and budget in $locale THEN the V2 card keeps the limits, no mention, https only, and the rating rule',
+    ({ say, runs }) => {
+      fc.assert(
+        fc.property(
+          image,
+          context,
+          fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+          (img, ctx, textMax) => {
+            const card = imageCard(img, { ...ctx, say });
+            const v2 = imageCardV2(card, { rows: [row('')], ...(textMax === undefined ? {} : { textMax }) });
+            expect(v2Problems([v2.container])).toEqual([]);
+            expect(countComponents([v2.container])).toBeLessThanOrEqual(8);
+            expect(v2TextLength([v2.container])).toBeLessThanOrEqual(
+              Math.min(4000, Math.max(textMax ?? 4000, V2_CARD_TEXT_MIN)),
+            );
+            const items = galleryItems(v2.container);
+            expect(items.length).toBeLessThanOrEqual(1);
+            const text = allText(v2.container);
+            expect(text).toContain(`/images/${img.id})`);
+            if (img.kind !== 'image') {
               expect(items).toEqual([]);
-          }
-          if (!img.thumbnails_generated) expect(items).toEqual([]);
-        },
-      ),
-      { numRuns: 400 },
-    );
-  });
+              return;
+            }
+            expect(text).toContain(`**${say('card.field.credit')}**`);
+            // A spoiler channel: every picture behind the spoiler, except the clicker's own Reveal.
+            if (ctx.spoilerChannel === true && ctx.reveal !== true) {
+              for (const item of items) expect(item.spoiler).toBe(true);
+              expect(card.embed.image).toBeUndefined();
+            }
+            // A spoiler channel is a plain channel for the rating rule, whatever `ageRestricted` says.
+            if ((!ctx.ageRestricted || ctx.spoilerChannel === true) && !safeByRule(img.tags)) {
+              // Never pictured, not even behind a spoiler; no tags, description or text sources.
+              expect(items).toEqual([]);
+              for (const mark of [PIC_MARK, TAG_MARK, DESC_MARK, SOURCE_MARK])
+                expect(text).not.toContain(mark);
+            } else if (img.spoilered && ctx.reveal !== true) {
+              expect(text).not.toContain(DESC_MARK);
+              for (const item of items) expect(item.spoiler).toBe(true);
+              const hidden = new Set(ctx.filter?.hiddenTagIds ?? []);
+              if (ctx.filter === undefined || img.tag_ids.some((id) => hidden.has(id)))
+                expect(items).toEqual([]);
+            }
+            if (!img.thumbnails_generated) expect(items).toEqual([]);
+          },
+        ),
+        { numRuns: runs(400) },
+      );
+    },
+  );
 
   it('GIVEN any page of images THEN the grid keeps the limits, no mention, https only, lists only what may be shown, each with its credit and sources', () => {
     fc.assert(

@@ -8,10 +8,12 @@
  * "No reply" is proven without sleeping: a sentinel message with a real link follows each run's message
  * in the same channel, and the message's own handler has finished (it returns before any await when it
  * finds no link) by the time the sentinel's reply arrives; a short grace then covers a buggy handler that
- * did start on a look-alike.
+ * did start on a look-alike. Each run's server has its own preferred language (every shipped one, a
+ * regional variant, one the bot does not ship): every card of the run is in it.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedTranslator } from '../../src/i18n/index.js';
 import { KNOWN_SITES } from '../../src/philomena/sites.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 import { IDS } from '../fakes/philomena/index.js';
@@ -120,6 +122,9 @@ function render(segments: readonly Segment[], base: string): string {
     .concat(' ');
 }
 
+/** The server's preferred locale in each run: every shipped language, a regional variant, one not shipped. */
+const serverLocale = fc.constantFrom('en-US', 'de', 'es-ES', 'es-419', 'fr', 'pl', 'pt-BR', 'ru', 'ja');
+
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('unfurl of hostile chat messages', () => {
@@ -130,7 +135,11 @@ describe('unfurl of hostile chat messages', () => {
       fc.asyncProperty(
         fc.array(segment(host), { minLength: 1, maxLength: 8 }),
         fc.constantFrom('plain' as const, 'ageRestricted' as const),
-        async (segments, channel) => {
+        serverLocale,
+        async (segments, channel, locale) => {
+          // The server's language as Discord reports it now: GUILD_UPDATE reaches the bot on the same
+          // gateway session, before the messages below.
+          h.discord.updateGuild({ preferredLocale: locale });
           const content = render(segments, h.booru.url).slice(0, 2000);
           const realIds = [...new Set(segments.flatMap((s) => (s.kind === 'real' ? [s.id] : [])))];
           const from = mark(h);
@@ -139,7 +148,12 @@ describe('unfurl of hostile chat messages', () => {
             channel,
             content: `${h.booru.url}/images/${IDS.safe}`,
           });
-          await h.discord.waitFor(() => sentinel.replies()[0], 10_000);
+          const sentinelReply = await h.discord.waitFor(() => sentinel.replies()[0], 10_000);
+          // Unfurls are for the whole channel: in the server's language, whoever posted the link.
+          const credit = shippedTranslator().t(locale, 'card.field.credit');
+          expect(sentinelReply.embeds[0]?.['fields']).toEqual(
+            expect.arrayContaining([expect.objectContaining({ name: credit })]),
+          );
           if (realIds.length > 0) await h.discord.waitFor(() => posted.replies()[0], 10_000);
           await settle(40);
 
@@ -149,6 +163,11 @@ describe('unfurl of hostile chat messages', () => {
           if (reply !== undefined) {
             replied += 1;
             expect(reply.embeds).toHaveLength(Math.min(3, realIds.length));
+            for (const embed of reply.embeds) {
+              expect(embed['fields']).toEqual(
+                expect.arrayContaining([expect.objectContaining({ name: credit })]),
+              );
+            }
             const shown = reply.embeds.map((embed) => String(embed['url']));
             for (const [i, id] of realIds.slice(0, 3).entries())
               expect(shown[i]).toBe(`${h.booru.url}/images/${id}`);

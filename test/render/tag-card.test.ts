@@ -51,7 +51,7 @@ describe('tagCard', () => {
     expect(embed.url).toBe('https://derpibooru.org/tags/oc-colon-littlepip');
     expect(embed.color).toBe(0xb157b7);
     expect(fieldValue(embed, 'Category')).toBe('oc');
-    expect(fieldValue(embed, 'Images')).toBe('3663');
+    expect(fieldValue(embed, 'Images')).toBe('3,663');
     expect(fieldValue(embed, 'Aliases')).toBe('littlepip');
     expect(fieldValue(embed, 'Implies')).toBe(
       '[fallout equestria](https://derpibooru.org/tags/fallout+equestria), [oc](https://derpibooru.org/tags/oc)',
@@ -209,8 +209,8 @@ describe('tagCard', () => {
       expect(embed.url).toBe('https://derpibooru.org/tags/explicit');
       expect(embed.fields?.map((f) => [f.name, f.value])).toEqual([
         ['Category', 'rating'],
-        ['Images', '5000'],
-        ['Do-not-post', '1 entries'],
+        ['Images', '5,000'],
+        ['Do-not-post', '1 entry'],
       ]);
       expect(embed.description).toBeUndefined();
       expect(embed.thumbnail).toBeUndefined();
@@ -230,7 +230,7 @@ describe('tagCard', () => {
       const embed = tagCard(littlepip, { site, ageRestricted: false });
       expect(embed.title).toBe('oc:littlepip');
       expect(fieldValue(embed, 'Category')).toBe('oc');
-      expect(fieldValue(embed, 'Images')).toBe('3663');
+      expect(fieldValue(embed, 'Images')).toBe('3,663');
       expect(embed.description).toBeUndefined();
       for (const name of ['Aliases', 'Implies', 'Implied by'])
         expect(fieldValue(embed, name)).toBeUndefined();

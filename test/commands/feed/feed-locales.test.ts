@@ -93,3 +93,40 @@ describe('/feed answers in the pseudo-locale', () => {
     }
   });
 });
+
+describe('why a feed paused, in the reader’s language', () => {
+  const translator = pseudo.translator;
+  const paused = (pause: Feed['paused']): Feed => ({ ...feedOf(1), paused: pause });
+  const stateIn = (locale: string, feed: Feed): string =>
+    listText({ translator, locale }, [feed], 25, () => 'Derpibooru');
+
+  it('GIVEN a feed the bot may no longer post in, read by a Polish admin THEN the cause and the permissions are Polish, no English note', () => {
+    const text = stateIn('pl', paused({ reason: 'forbidden', detail: '', cause: 'cannot-post', at: 0 }));
+    expect(text).toContain('bot nie może już tam publikować');
+    expect(text).toContain('„Wysyłanie wiadomości”');
+    expect(text).not.toMatch(/Send Messages|may no longer/);
+  });
+
+  it.each(['cannot-see', 'removed'] as const)(
+    'GIVEN a feed paused because %s THEN German names that cause',
+    (cause) => {
+      const text = stateIn('de', paused({ reason: 'forbidden', detail: '', cause, at: 0 }));
+      expect(text).toContain(translator.t('de', `feed.state.forbidden.${cause}`));
+    },
+  );
+
+  it('GIVEN a deleted channel and a refused query THEN the one has no note and the other keeps the board’s words', () => {
+    expect(stateIn('ru', paused({ reason: 'channel-missing', detail: '', at: 0 }))).toContain(
+      'канала больше нет',
+    );
+    expect(
+      stateIn('ru', paused({ reason: 'query-rejected', detail: 'unbalanced parentheses', at: 0 })),
+    ).toContain('unbalanced parentheses');
+  });
+
+  it('GIVEN a feed paused before causes were kept (an English note) THEN the note is still shown', () => {
+    expect(
+      stateIn('de', paused({ reason: 'forbidden', detail: 'the bot was removed from this server', at: 0 })),
+    ).toContain('the bot was removed from this server');
+  });
+});

@@ -53,7 +53,7 @@ describe('whyText in the presser’s language', () => {
   it('GIVEN a German member THEN each layer’s answer is German, the tag kept as written', () => {
     const de = sayIn('de');
     expect(whyText({ tag: 'gore', ratings: 'any', layer: 'server' }, 5, de)).toBe(
-      'Die Regeln dieses Servers verbergen es: Der Tag `gore` steht auf der Liste der verborgenen Tags des Servers. Mitglieder, die die Einstellungen ändern dürfen, können sie mit `/settings show` prüfen.',
+      'Die Regeln dieses Servers blenden es aus: Der Tag `gore` steht auf der Liste der ausgeblendeten Tags des Servers. Mitglieder, die die Einstellungen ändern dürfen, können sie mit `/settings show` prüfen.',
     );
     expect(whyText(undefined, 12345, sayIn('pl'))).toContain('obrazu 12345');
     expect(whyText({ tag: 'x', ratings: 'any', layer: 'floor' }, 1, sayIn('ru'))).toMatch(

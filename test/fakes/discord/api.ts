@@ -8,6 +8,7 @@ import type {
   ButtonOptions,
   ChannelChange,
   ChannelTarget,
+  GuildChange,
   CommandOptions,
   FakeForeignGuild,
   FakeGuild,
@@ -76,6 +77,11 @@ export interface FakeDiscordOptions {
    * new apps): what a global command registered without `integration_types` supports.
    */
   readonly appIntegrationTypes?: readonly number[];
+  /**
+   * The `preferred_locale` of each of the bot's servers, in order (`fake.guilds`; default `en-US`): sent in
+   * GUILD_CREATE and GET /guilds/:id, and as `guild_locale` in their interactions.
+   */
+  readonly guildLocales?: readonly string[];
 }
 
 export interface FakeDiscord {
@@ -178,6 +184,12 @@ export interface FakeDiscord {
    * Missing Access, as for a server the bot is not in.
    */
   removeBot(guildId?: string): void;
+  /**
+   * A server admin changes the server's Community settings (default `fake.guild`): its `preferred_locale`.
+   * The session holding its shard gets GUILD_UPDATE (the guild object, as Discord sends it), and GET
+   * /guilds/:id and later interactions' `guild_locale` carry the new value.
+   */
+  updateGuild(change: GuildChange, guildId?: string): void;
   message(id: string): RecordedMessage | undefined;
   registeredCommands(guildId?: string): StoredCommand[];
   inject(rule: InjectRule): void;

@@ -109,6 +109,7 @@ export type {
   FakeGuild,
   FakePrivateChannels,
   ForwardSource,
+  GuildChange,
   InstallKind,
   InteractionHandle,
   InteractionOption,

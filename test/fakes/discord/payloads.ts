@@ -145,6 +145,12 @@ export interface World {
   /** The user the DM channel is with. */
   readonly dmUserId: string;
   readonly joinedAt: string;
+  /**
+   * The server's `preferred_locale` (Discord's default for a new server is `en-US`): in the guild object
+   * (GUILD_CREATE, GUILD_UPDATE, GET /guilds/:id) and as interactions' `guild_locale`; `fake.updateGuild`
+   * changes it.
+   */
+  preferredLocale: string;
 }
 
 /**
@@ -174,6 +180,8 @@ export function createWorld(options: {
   now: () => number;
   /** Default true; false builds a server the bot is not in (see World.botIsMember). */
   botIsMember?: boolean;
+  /** Default `en-US`. */
+  preferredLocale?: string;
 }): World {
   const id = options.snowflake;
   const guildId = options.guildId ?? id();
@@ -249,6 +257,7 @@ export function createWorld(options: {
     dmChannelId: dm,
     dmUserId: member.id,
     joinedAt: new Date(options.now() - 86_400_000).toISOString(),
+    preferredLocale: options.preferredLocale ?? 'en-US',
   };
 }
 
@@ -588,7 +597,7 @@ export function guildPayload(world: World): Record<string, unknown> {
     banner: null,
     premium_tier: 0,
     premium_subscription_count: 0,
-    preferred_locale: 'en-US',
+    preferred_locale: world.preferredLocale,
     public_updates_channel_id: null,
     max_video_channel_users: 25,
     max_stage_video_channel_users: 50,

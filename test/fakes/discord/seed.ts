@@ -26,6 +26,8 @@ export function seedWorlds(options: {
   readonly shards: number;
   readonly guilds?: number | undefined;
   readonly foreignGuilds?: number | undefined;
+  /** The `preferred_locale` of each of the bot's servers, in order (default `en-US`). */
+  readonly guildLocales?: readonly string[] | undefined;
 }): Seed {
   const { snowflake, now, botUserId, shards } = options;
   const guildCount = options.guilds ?? shards;
@@ -41,6 +43,7 @@ export function seedWorlds(options: {
         // One shard: the ids exactly as before (every guild is on shard 0).
         ...(shards === 1 ? {} : { guildId: snowflakeOnShard(snowflake, i % shards, shards) }),
         ...(i === 0 ? {} : { guildName: `Fake Guild ${i + 1}` }),
+        ...(options.guildLocales?.[i] === undefined ? {} : { preferredLocale: options.guildLocales[i] }),
       }),
     );
   }

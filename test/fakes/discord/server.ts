@@ -55,6 +55,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     shards,
     guilds: options.guilds,
     foreignGuilds: options.foreignGuilds,
+    guildLocales: options.guildLocales,
   });
   const appIntegrationTypes = options.appIntegrationTypes ?? [0, 1];
   const shardOf = (guildId: string): number => shardOfGuild(guildId, shards);
@@ -202,6 +203,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     allowBot: guildChanges.allowBot,
     updateChannel: guildChanges.updateChannel,
     removeBot: guildChanges.removeBot,
+    updateGuild: guildChanges.updateGuild,
     message(id) {
       return state.messages.get(id);
     },

@@ -7,13 +7,14 @@
 import {
   IS_SPOILER_CHANNEL_FLAG,
   channelPayload,
+  guildPayload,
   isThread,
   type SeedChannel,
   type World,
 } from '../payloads.js';
 import { INTENT_GUILDS } from '../gateway.js';
 import type { Scenario } from './context.js';
-import type { ChannelChange, ChannelTarget, FakeForeignGuild, FakeGuild } from './types.js';
+import type { ChannelChange, ChannelTarget, FakeForeignGuild, FakeGuild, GuildChange } from './types.js';
 
 /** `fake.guilds` and `fake.foreignGuilds`: ids, shards, members, roles and channel ids of each server. */
 export function seededGuilds(scenario: Scenario): {
@@ -55,6 +56,7 @@ export interface GuildChanges {
   allowBot(channel: ChannelTarget): void;
   updateChannel(channel: ChannelTarget, change: ChannelChange): void;
   removeBot(guildId?: string): void;
+  updateGuild(change: GuildChange, guildId?: string): void;
 }
 
 export function createGuildChanges(scenario: Scenario): GuildChanges {
@@ -137,6 +139,17 @@ export function createGuildChanges(scenario: Scenario): GuildChanges {
       }
       w.channels.set(channel.id, next);
       dispatchChannelUpdate(w, next);
+      state.notify();
+    },
+    updateGuild(change, guildId = world.guildId) {
+      const w = worlds.find((candidate) => candidate.guildId === guildId);
+      if (w === undefined || state.removedFrom.has(guildId)) {
+        throw new Error(`fake Discord: updateGuild: the bot is not in server ${guildId}`);
+      }
+      if (change.preferredLocale !== undefined) w.preferredLocale = change.preferredLocale;
+      // GUILD_UPDATE (Guilds intent) carries the guild object, as GET /guilds/:id answers it.
+      const d = guildPayload(w);
+      dispatchToShard('GUILD_UPDATE', guildId, (intents) => ((intents & INTENT_GUILDS) === 0 ? null : d));
       state.notify();
     },
     removeBot(guildId = world.guildId) {

@@ -164,8 +164,8 @@ export function createInteractions(scenario: Scenario, userMessages: UserMessage
     };
     if (inGuild) {
       payload['guild_id'] = w.guildId;
-      payload['guild_locale'] = 'en-US';
-      payload['guild'] = { id: w.guildId, locale: 'en-US', features: [] };
+      payload['guild_locale'] = w.preferredLocale;
+      payload['guild'] = { id: w.guildId, locale: w.preferredLocale, features: [] };
       payload['member'] = memberPayload(w, userId, { permissions: memberPerms });
     } else {
       payload['user'] = userPayload(userOf(world, userId));

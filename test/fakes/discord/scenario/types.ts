@@ -294,3 +294,9 @@ export interface ChannelChange {
   /** The whole flags field, as Discord's Modify Channel takes it. */
   readonly flags?: number;
 }
+
+/** What `updateGuild` changes; what it leaves out stays. */
+export interface GuildChange {
+  /** A Discord locale (`de`, `es-ES` ...), as Modify Guild takes `preferred_locale`. */
+  readonly preferredLocale?: string;
+}
