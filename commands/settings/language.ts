@@ -22,17 +22,21 @@ const DISCORD_LANGUAGE_CHOICE = 'discord';
 
 /**
  * A shipped locale by its own name, as its speakers write it (`Intl.DisplayNames`: "Deutsch", "Polski",
- * "Português (Brasil)"), capitalised as a list entry: a translator who adds `locales/<code>.json` adds
- * nothing here. Its code when the runtime has no name for it.
+ * "Русский"), capitalised as a list entry: a translator who adds `locales/<code>.json` adds nothing here.
+ * The language alone ("Español", not "Español de España") while it is the only variant shipped of it;
+ * its code when the runtime has no name for it.
  */
 export function languageName(locale: string): string {
+  const language = locale.split('-')[0] ?? locale;
+  const variants = shippedTranslator().locales.filter((shipped) => shipped.split('-')[0] === language);
+  const named = variants.length > 1 ? locale : language;
   let name: string | undefined;
   try {
-    name = new Intl.DisplayNames([locale], { type: 'language' }).of(locale);
+    name = new Intl.DisplayNames([locale], { type: 'language' }).of(named);
   } catch {
     name = undefined;
   }
-  if (name === undefined || name === '') return locale;
+  if (name === undefined || name === '' || name === named) return locale;
   return `${name.charAt(0).toLocaleUpperCase(locale)}${name.slice(1)}`;
 }
 
