@@ -4,14 +4,17 @@
  * (nobody asked for it) follows the server's preferred locale as Discord reports it now, so a GUILD_UPDATE
  * to Spanish turns it Spanish; a language set with `/settings language` on a channel wins there (Russian),
  * a thread following its channel; and `/settings language` answers the admin in the admin's own language.
- * The words checked are the unfurl reply's own ("…and 1 more link not shown"), not the cards' labels.
+ * The words checked are the unfurl reply's own ("…and 1 more link not shown") and the cards' credit label:
+ * a public /image card is in its asker's language, a link card beside it in the server's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ChannelTarget, RecordedMessage } from '../fakes/discord/index.js';
 import { IDS } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 import { storedRecord, writeRecord } from '../support/settings.js';
+import { shippedTranslator } from '../../src/i18n/index.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -77,6 +80,27 @@ describe('one server in German, members in their own languages', () => {
 
   it('GIVEN links posted THEN the unfurl reply is German, the server’s preferred locale', async () => {
     expect(await unfurlLine('plain')).toContain('…und 1 weiterer Link nicht angezeigt.');
+  });
+
+  it('GIVEN a Polish and a Russian member post /image publicly in the German server THEN each public card is in its asker’s language, and a link card there in German', async () => {
+    const t = shippedTranslator();
+    const credit = (message: RecordedMessage) =>
+      z.array(z.object({ name: z.string() }).passthrough()).parse(message.embeds[0]?.['fields'] ?? [])[0]
+        ?.name;
+    for (const locale of ['pl', 'ru']) {
+      const card = await h.discord
+        .sendCommand({ name: 'image', options: { id: String(IDS.safe) }, channel: 'plain', locale })
+        .finalReply();
+      expect(card.flags & 64, locale).toBe(0);
+      expect(credit(card), locale).toBe(t.t(locale, 'card.field.credit'));
+    }
+    const posted = await h.discord.sendMessage({
+      channel: 'plain',
+      content: `${h.booru.url}/images/${IDS.safe}`,
+    });
+    const reply = await h.discord.waitFor(() => posted.replies()[0]);
+    expect(credit(reply)).toBe(t.t('de', 'card.field.credit'));
+    expect(t.t('de', 'card.field.credit')).not.toBe(t.t('pl', 'card.field.credit'));
   });
 
   it('GIVEN the server’s locale changed to Spanish (GUILD_UPDATE) THEN the next unfurl reply is Spanish, and so are interactions’ guild locale', async () => {
