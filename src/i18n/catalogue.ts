@@ -111,12 +111,20 @@ export function createTranslator(catalogues: ReadonlyMap<string, Catalogue>): Tr
   }
 
   const resolve = (locale: string | null | undefined) => resolveLocale(locale, locales);
+  // A message without placeholders formats to the same text every time (most labels of a card): kept once
+  // formatted, so a card's labels cost a map read. Bounded by the catalogues themselves.
+  const fixed = new Map<string, string>();
   return {
     locales,
     resolve,
     t(locale, key, params) {
-      const formatted = formatOf(resolve(locale), key).format(params);
+      const resolved = resolve(locale);
+      const id = params === undefined ? `${resolved}\u0000${key}` : undefined;
+      const known = id === undefined ? undefined : fixed.get(id);
+      if (known !== undefined) return known;
+      const formatted = formatOf(resolved, key).format(params);
       if (typeof formatted !== 'string') throw new Error(`message "${key}" did not format to text`);
+      if (id !== undefined) fixed.set(id, formatted);
       return formatted;
     },
     has: (key) => source[key] !== undefined,
