@@ -350,6 +350,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
         return queryChoices(context.registry.client(site), focused.value, {
           ageRestricted: context.view.ageRestricted,
           signal: context.signal,
+          say: sayIn(context.locale, options.translator),
         });
       }
       if (focused.name === 'site') {

@@ -268,9 +268,10 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         logger.info({ guildId }, 'the bot is back in a server it had left: its feeds wait for /feed resume');
         for (const feed of await feeds.list(guildId)) {
           if (feed.paused?.reason !== 'forbidden') continue;
+          // Said by its cause, not by an English detail: `/feed list` reads it in each admin's language.
           await feeds.update(guildId, feed.id, (current) => ({
             ...current,
-            paused: { reason: 'forbidden', detail: 'the bot had been removed from this server', at },
+            paused: { reason: 'forbidden', detail: '', cause: 'removed', at },
           }));
         }
         await feeds.reindex(guildId);

@@ -5,6 +5,7 @@ import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/contex
 import { SEARCH_STATE_KIND, SORTS, VIEWS, type Sort } from './codec.js';
 import { noResultsText, renderSearchPage, searchButtons, searchSelects } from './paging.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
+import { sayIn } from '../shared/say.js';
 
 export const searchCommand = {
   kind: 'chat',
@@ -70,6 +71,7 @@ export const searchCommand = {
     return queryChoices(context.registry.client(context.view.site), focused.value, {
       ageRestricted: context.view.ageRestricted,
       signal: context.signal,
+      say: sayIn(context.locale),
     });
   },
   buttons: searchButtons(),

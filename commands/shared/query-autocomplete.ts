@@ -6,6 +6,7 @@
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import { lastTerm } from '../../src/philomena/tags.js';
+import type { Say } from './say.js';
 import { CHOICE_TEXT_MAX, suggestionLabel, suggestTags } from './tag-suggestions.js';
 
 /** The longest query a member may give (`/search`, `/feed add`). */
@@ -14,7 +15,12 @@ export const QUERY_MAX = 1000;
 export async function queryChoices(
   client: PhilomenaClient,
   typed: string,
-  options: { readonly ageRestricted: boolean; readonly signal: AbortSignal },
+  options: {
+    readonly ageRestricted: boolean;
+    readonly signal: AbortSignal;
+    /** The member's words (their `context.locale`): the choices' names are read by them. */
+    readonly say: Say;
+  },
 ): Promise<ApplicationCommandOptionChoiceData[]> {
   const { prefix, term } = lastTerm(typed);
   // Keep a negation the member typed in front of the term.
@@ -30,5 +36,5 @@ export async function queryChoices(
   const tags = await suggestTags(client, bare, options);
   return tags
     .filter((tag) => tag.name.length <= room)
-    .map((tag) => ({ name: suggestionLabel(tag), value: `${lead}${tag.name}` }));
+    .map((tag) => ({ name: suggestionLabel(tag, options.say), value: `${lead}${tag.name}` }));
 }

@@ -11,6 +11,7 @@ import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Tag } from '../../src/philomena/schemas.js';
 import { tagNameOfSlug } from '../../src/philomena/tags.js';
 import { isNotSafeRating } from './safety.js';
+import type { Say } from './say.js';
 
 export interface TagSuggestion {
   /** The tag to use: for an alias, its target's name (the board gives the target as a slug). */
@@ -21,10 +22,19 @@ export interface TagSuggestion {
   readonly images: number | undefined;
 }
 
-/** What the member reads in the list: `littlepip → oc:littlepip`, with the count when it is known. */
-export function suggestionLabel(suggestion: TagSuggestion): string {
-  const name = suggestion.alias === undefined ? suggestion.name : `${suggestion.alias} → ${suggestion.name}`;
-  return suggestion.images === undefined ? name : `${name} (${suggestion.images})`;
+/**
+ * What the member reads in the list, in their language (`say`): `littlepip → oc:littlepip`, with the count
+ * when it is known. Tag names stay as the board wrote them; the count is formatted for the language
+ * (`pony (12,345)`, `pony (12.345)`), which is why even these few characters come from the catalogue.
+ */
+export function suggestionLabel(suggestion: TagSuggestion, say: Say): string {
+  const label =
+    suggestion.alias === undefined
+      ? suggestion.name
+      : say('autocomplete.tag.alias', { alias: suggestion.alias, name: suggestion.name });
+  return suggestion.images === undefined
+    ? label
+    : say('autocomplete.tag.count', { label, count: suggestion.images });
 }
 
 export { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';

@@ -3,6 +3,7 @@ import { messageReply } from '../../src/discord/contract.js';
 import { fitEmbeds } from '../../src/render/index.js';
 import { tagCardEmbed } from '../shared/page-cards.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
+import { sayIn } from '../shared/say.js';
 import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
 
 export const tagCommand = {
@@ -36,6 +37,7 @@ export const tagCommand = {
       ageRestricted: context.view.ageRestricted,
       signal: context.signal,
     });
-    return tags.map((tag) => ({ name: suggestionLabel(tag), value: tag.name }));
+    const say = sayIn(context.locale);
+    return tags.map((tag) => ({ name: suggestionLabel(tag, say), value: tag.name }));
   },
 } satisfies Command;

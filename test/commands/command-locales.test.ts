@@ -173,7 +173,7 @@ describe('command localisations', () => {
     };
     const channelSites = choicesOf(allCommands(), 'settings', ['channel', 'site']);
     expect(channelSites.find((c) => c.name === "The server's site")?.name_localizations?.pl).toBe(
-      'Strona serwera',
+      'Serwis ustawiony dla serwera',
     );
     expect(channelSites.find((c) => c.name === 'Derpibooru')?.name_localizations).toBeUndefined();
     expect(

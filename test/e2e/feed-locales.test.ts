@@ -56,7 +56,7 @@ describe('/feed in the member’s language', () => {
       /^Feed `[a-z0-9]{6}` hinzugefügt: Neue Bilder von .* zu `pony` werden ab jetzt in <#\d+> gepostet, geprüft wird jede Minute\.\n/,
     );
     expect(added).toContain(
-      'Der Kanal ist nicht altersbeschränkt: Dort werden nur Bilder mit der Bewertung safe gepostet.',
+      'Der Kanal ist nicht altersbeschränkt: Dort werden nur Bilder mit der Einstufung safe gepostet.',
     );
     const id = idOf(added);
 

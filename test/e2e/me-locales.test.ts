@@ -73,7 +73,7 @@ describe('/me in the member’s language', () => {
     expect(show).toMatch(/^Lo que el bot guarda sobre ti \(solo tú ves esto\):/);
     expect(show).toContain('• Tus etiquetas ocultas: ninguna.');
     expect(await me('es-419', 'unfurl', { enabled: true })).toMatch(
-      /^Los enlaces que publiques vuelven a mostrar su vista previa/,
+      /^Los enlaces que publiques vuelven a recibir tarjetas de enlace/,
     );
     expect(await me('es-419', 'forget')).toMatch(/^Se ha borrado todo lo que el bot guardaba sobre ti/);
   });

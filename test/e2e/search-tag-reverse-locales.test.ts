@@ -104,7 +104,7 @@ describe('/search, /tag and /reverse in the member’s language', () => {
 
     await reverseFinds([]);
     const nothing = await command('de', 'reverse', { url: `${h.booru.url}/samples/de-none.png` });
-    expect(nothing.content).toBe('Auf der Seite wurden keine passenden Bilder gefunden.');
+    expect(nothing.content).toBe('Auf der Website wurden keine passenden Bilder gefunden.');
   });
 
   it('GIVEN a Polish member in the same server THEN the same answers are Polish', async () => {
@@ -112,7 +112,7 @@ describe('/search, /tag and /reverse in the member’s language', () => {
     const text = strings(grid.components).join('\n');
     expect(text).toMatch(/^\*\*Wyszukiwanie:\*\* pony · 1–\d+ z \d+/m);
     expect(text).toMatch(/^-# .+ · strona 1 z \d+$/m);
-    expect(labels(grid)).toEqual(expect.arrayContaining(['Wstecz', 'Dalej', 'Losowo']));
+    expect(labels(grid)).toEqual(expect.arrayContaining(['Wstecz', 'Dalej', 'Losuj']));
 
     const card = await command('pl', 'search', { query: 'pony', private: true });
     expect(footerText(card)).toMatch(/1 z \d+$/);
@@ -129,7 +129,7 @@ describe('/search, /tag and /reverse in the member’s language', () => {
 
     await reverseFinds([]);
     const nothing = await command('pl', 'reverse', { url: `${h.booru.url}/samples/pl-none.png` });
-    expect(nothing.content).toBe('Nie znaleziono na stronie pasujących obrazów.');
+    expect(nothing.content).toBe('Nie znaleziono w serwisie pasujących obrazów.');
 
     // English stays the default: a member whose language the bot does not ship reads English.
     const english = await command('ja', 'search', { query: 'pony', view: 'grid' });

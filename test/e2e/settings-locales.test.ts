@@ -58,13 +58,15 @@ describe('a member whose Discord is in German', () => {
     const reply = await settingsIn('de', 'hide', { tags: 'Gore, ai art' }, 'tags');
     expect(reply.content).toContain('Ausgeblendet auf diesem Server: `gore`, `ai generated`.');
     expect(reply.content).toContain('`ai art` ist ein Alias: gespeichert als `ai generated`.');
-    expect(reply.content).toContain('Jetzt 2 ausgeblendet und 0 hinter Spoiler (höchstens 200 je Liste).');
+    expect(reply.content).toContain(
+      'Jetzt 2 ausgeblendet und 0 als Spoiler markiert (höchstens 200 je Liste).',
+    );
     expect((await storedRecord(h, guildId)).hiddenTags).toEqual(['gore', 'ai generated']);
   });
 
   it('GIVEN an unknown name THEN the note and its suggestion are German', async () => {
     const reply = await settingsIn('de', 'spoiler', { tags: 'gorgeou, blood' }, 'tags');
-    expect(reply.content).toContain('Hinter einem Spoiler auf diesem Server: `blood`.');
+    expect(reply.content).toContain('Als Spoiler markiert auf diesem Server: `blood`.');
     expect(reply.content).toMatch(/`gorgeou` ist kein Tag auf .*\. Meintest du `gorgeous`\?/);
   });
 

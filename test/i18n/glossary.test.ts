@@ -21,7 +21,7 @@ interface Avoid {
 /** The "Words to avoid" lines: `- <locale>: <word> → <instead>`, a trailing `…` for any ending. */
 function avoidList(markdown: string): Avoid[] {
   const section = markdown.split('## Words to avoid')[1] ?? '';
-  return [...section.matchAll(/^- ([\w-]+): (\S+) → (.+)$/gmu)].map(
+  return [...section.matchAll(/^- ([\w-]+): (.+?) → (.+)$/gmu)].map(
     ([, locale = '', word = '', instead = '']) => {
       const stem = word.endsWith('…');
       const base = word.replace(/…$/u, '');

@@ -267,7 +267,7 @@ describe('end to end: the interaction’s locale', () => {
 
   it.each([
     ['es-419', 'Indica un ID de imagen (como 1234) o un enlace a una imagen de un sitio compatible.'],
-    ['de', 'Gib eine Bild-ID (wie 1234) oder einen Link zu einem Bild auf einer unterstützten Seite an.'],
+    ['de', 'Gib eine Bild-ID (wie 1234) oder einen Link zu einem Bild auf einer unterstützten Website an.'],
     ['ja', 'Give an image id (like 1234) or a link to an image on a supported site.'],
   ])(
     'GIVEN a bad /image id from a member in %s THEN the error is in their language',
