@@ -200,6 +200,38 @@ const shardIds = z.string().transform((value, ctx) => {
   return ids.sort((a, b) => a - b);
 });
 
+/**
+ * MEMBER_KEY_SECRET and MEMBER_KEY_SECRET_PREVIOUS: 32 random bytes in standard base64, as
+ * `openssl rand -base64 32` prints them (44 characters, the last one `=`). Kept as the text the operator set
+ * (like the token and the board key, so the logger can scrub it as written); commands/shared/key-sealing.ts
+ * decodes it. A problem says what is wrong (never the value): a pasted secret must not reach the log.
+ */
+const MEMBER_KEY_SECRET_BYTES = 32;
+const memberKeySecret = z.string().superRefine((value, ctx) => {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `is not base64 (${value.length} characters; only A-Z, a-z, 0-9, + and / with = at the end, in groups of 4)`,
+    });
+    return;
+  }
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== MEMBER_KEY_SECRET_BYTES) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be ${MEMBER_KEY_SECRET_BYTES} bytes in base64, but decodes to ${bytes.length}`,
+    });
+    return;
+  }
+  // Node's decoder ignores stray bits in the last character; only the canonical spelling is the secret.
+  if (bytes.toString('base64') !== value) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'is not base64 as openssl prints it (its last characters are off)',
+    });
+  }
+});
+
 /** The environment, key by key: each blank, missing or wrong value becomes a problem on its own key. */
 const envSchema = z
   .object({
@@ -307,8 +339,19 @@ const envSchema = z
       blankIsUnset,
       z.stringbool({ truthy: ['on'], falsy: ['off'], error: 'must be on or off' }).default(true),
     ),
+    MEMBER_KEY_SECRET: optional(memberKeySecret),
+    MEMBER_KEY_SECRET_PREVIOUS: optional(memberKeySecret),
   })
   .superRefine((env, ctx) => {
+    // A previous secret alone is a rotation half done: nothing could be sealed, and the keys would read as
+    // if the secret were current.
+    if (env.MEMBER_KEY_SECRET_PREVIOUS !== undefined && env.MEMBER_KEY_SECRET === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MEMBER_KEY_SECRET_PREVIOUS'],
+        message: 'needs MEMBER_KEY_SECRET (the new secret) beside it',
+      });
+    }
     if (env.SHARD_IDS === undefined) return;
     if (env.SHARD_COUNT === undefined) {
       ctx.addIssue({
@@ -376,6 +419,12 @@ export const configSchema = envSchema.transform((env) => ({
    */
   floor: { defaults: env.FLOOR_DEFAULTS, neverShow: env.NEVER_SHOW_TAGS },
   /**
+   * The secret members' board keys are sealed with (issue 22; commands/shared/member-keys.ts), as set:
+   * undefined leaves linking off. `previous` is still accepted for reading while keys move to `current`.
+   */
+  memberKeySecret: env.MEMBER_KEY_SECRET,
+  memberKeySecretPrevious: env.MEMBER_KEY_SECRET_PREVIOUS,
+  /**
    * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
    * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).
    */
@@ -420,6 +469,10 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   FEEDS_PER_SERVER: 'for example FEEDS_PER_SERVER=10 (the default)',
   FEED_MAX_PER_POLL: 'for example FEED_MAX_PER_POLL=10 (the default)',
   SEARCH_WINDOW: 'for example SEARCH_WINDOW=50 (the default, the most the board gives per call)',
+  MEMBER_KEY_SECRET:
+    'make one with `openssl rand -base64 32` and paste it as printed, or leave it blank to keep members from linking their board accounts',
+  MEMBER_KEY_SECRET_PREVIOUS:
+    'set it to the secret MEMBER_KEY_SECRET had before a rotation (made with `openssl rand -base64 32`), or leave it blank',
   SHARD_IDS:
     'for example SHARD_IDS=0,1 with SHARD_COUNT=4 in one process and SHARD_IDS=2,3 in the other, or leave it blank for every shard',
 };

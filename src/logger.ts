@@ -29,6 +29,8 @@ const REDACT_PATHS = [
   'headers.authorization',
   '*.headers.authorization',
   'config.booruApiKey',
+  'config.memberKeySecret',
+  'config.memberKeySecretPrevious',
   'config.discordToken',
 ];
 

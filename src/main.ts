@@ -50,7 +50,14 @@ async function main(): Promise<void> {
   const logger = createLogger({
     level: config.logLevel,
     // The Redis password of STORE_URL too: no line may carry it, whatever error quotes the URL.
-    secrets: [config.discordToken, config.booruApiKey, ...storeSecretsOf(config.storeUrl)],
+    // The secrets that seal members' board keys too (MEMBER_KEY_SECRET, its previous one).
+    secrets: [
+      config.discordToken,
+      config.booruApiKey,
+      config.memberKeySecret,
+      config.memberKeySecretPrevious,
+      ...storeSecretsOf(config.storeUrl),
+    ],
     destination,
   });
 
