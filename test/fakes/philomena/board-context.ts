@@ -3,10 +3,12 @@
  * request knows, and the board they register on. The board is created once per `startFakePhilomena`,
  * so nothing here holds state.
  */
+import type { AccountBook, AccountRecord } from './accounts.js';
 import type { Dataset, UserRecord } from './data.js';
 import type { UploadedFile } from './multipart.js';
 import type { QueryContext } from './query.js';
 import type { ErrorStyle, RenderContext, TagIndex } from './render.js';
+import type { UploadRules } from './upload-rules.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -31,7 +33,9 @@ export interface RequestContext {
   /** The query string alone (params also hold the body's fields on POST). */
   readonly query: URLSearchParams;
   readonly files: Map<string, UploadedFile>;
+  /** The key's account's user (undefined without a key that opens one: the request is anonymous). */
   readonly user: UserRecord | undefined;
+  readonly account: AccountRecord | undefined;
   readonly contentType: string;
   readonly jsonBody: unknown;
 }
@@ -46,6 +50,10 @@ export type Handler = (ctx: RequestContext, m: RegExpExecArray) => HttpAnswer | 
  */
 export interface Board {
   data: Dataset;
+  /** Who each key opens; rebuilt with the data set. */
+  accounts: AccountBook;
+  /** What POST /images accepts (a test may change it: Furbooru's five tags, a smaller size limit). */
+  uploads: UploadRules;
   tagIndex: TagIndex;
   style: ErrorStyle;
   base: string;

@@ -14,11 +14,18 @@
  * - All 23 API endpoints plus `GET /search/filters` and `GET /search` (alias of `/search/images`).
  * - Errors: Derpibooru style (default) answers unknown things with an empty 404; `upstream` with
  *   `{"error":"Not found"}`. Non-numeric ids: 400 `{"error":"Bad Request"}`. Bad query: 400 with the
- *   parser's message (`Imbalanced parentheses.`). Unknown key: anonymous. POST /images without the key:
- *   401 empty; /filters/user without it: 403 empty; a comment on a deleted image: 403 empty. oEmbed of an
- *   unknown URL: 404 `{"error":"Couldn't find an image"}` (upstream: `Not found`). Topic posts of an
+ *   parser's message (`Imbalanced parentheses.`). Unknown key: anonymous. POST /images without a key:
+ *   401 empty (403 banned); /filters/user without one: 403 empty; a comment on a deleted image: 403
+ *   empty. oEmbed of an unknown URL: 404 `{"error":"Couldn't find an image"}` (upstream: `Not found`). Topic posts of an
  *   unknown topic or past the last page: 500 `{"error":"Internal Error"}` (upstream: 404).
  *   Galleries carry `user`/`user_id` in Derpibooru style and `creator`/`creator_id` upstream.
+ * - Accounts (accounts.ts): FAKE_KEY opens the operator's (BotOwner); `booru.addAccount({ name, filters,
+ *   currentFilterId, faves, upvotes, downvotes, hidden, uploads, watchedTags, banned })` adds one and
+ *   returns `{ id, key, filterIds }` (keys are 20 characters of [A-Za-z0-9_-]); `updateAccount(key, ...)`,
+ *   `revokeKey(key)` (the key then counts as a wrong one) and `rotateKey(key)` change them; `reset()`
+ *   drops added accounts. A key brings its account's current filter, its `/filters/user`, its `my:`
+ *   lists (faves, upvotes, downvotes, hidden, uploads, watched; another value is 400 "Unknown `my'
+ *   value.") and its uploads. Every recorded request carries the `key` the board read (query or body).
  * - Filters: anonymous callers get Default (100073: hides explicit + grotesque, spoilers questionable);
  *   the key owner (BotOwner) gets FILTER_IDS.ownedPrivate. `filter_id` of a filter the caller may not use
  *   is ignored. Search leaves hidden images out and flags spoilered ones; /images/:id, /images/featured
@@ -32,6 +39,14 @@
  *   `/img/...` URLs instead.
  * - Extra files: `{url}/samples/NAME.{png,gif,jpg,svg,webm}` serves new deterministic bytes (a URL to
  *   POST /images that is not a duplicate), `{url}/samples/NAME.txt` is not an image.
+ * - Uploads (POST /images; routes/images.ts, upload-rules.ts): 401 empty without a working key, 403 empty
+ *   for a banned account; the picture is a multipart `image[image]` or `url` (body or query), fetched
+ *   from the fake's own files or a loopback server only. Refusals follow images/tag_validator.ex and
+ *   image.ex (`minimumTags`, `maxBytes` via `booru.setUploadRules` or the `uploads` option);
+ *   `wording: 'described'` (default, the API page's: a duplicate is `image_orig_sha512_hash: has already
+ *   been taken`) or `'source'` (Philomena's code since 1.1: `image: has already been uploaded: it's image
+ *   N`, and every analysed field blank when there is no readable picture). A body that is not JSON, a
+ *   form or multipart is not read. An accepted upload is the account's (`my:uploads`, also anonymous).
  * - Reverse search downloads only the fake's own URLs and matches by sha512 of the bytes (or of a
  *   multipart `image[image]` upload); anything else gives an empty list.
  * - Runtime images (for feeds): `booru.addImage({ tags: ['safe', 'pony'], description })` adds an approved
@@ -59,6 +74,8 @@ export type { Fault, FaultRule } from './faults.js';
 export type { AntiBotLayer, AntiBotTimings } from './anti-bot.js';
 export { REAL_ANTI_BOT_TIMINGS } from './anti-bot.js';
 export type { ImagePatch, NewImage } from './runtime-images.js';
+export type { AccountState, CreatedAccount, NewAccount, NewFilter } from './accounts.js';
+export type { UploadRules } from './upload-rules.js';
 export {
   FAKE_KEY,
   OWNER,

@@ -8,6 +8,8 @@
  * `SearchSchema`, so one parser serves every search endpoint.
  */
 
+import type { AccountLists } from './accounts.js';
+
 export class QueryError extends Error {
   override readonly name = 'QueryError';
 }
@@ -206,8 +208,8 @@ export type FieldType = 'literal' | 'text' | 'int' | 'float' | 'date' | 'bool';
 export type FieldValue = string | number | boolean | null;
 
 export interface QueryContext {
-  /** The authenticated user's name, for `my:` queries; undefined when anonymous. */
-  readonly user?: string | undefined;
+  /** The key's account, for `my:` queries; undefined when anonymous. */
+  readonly user?: AccountLists | undefined;
   /** Anonymous `my:` is a literal tag on Derpibooru and a 400 upstream. */
   readonly style: 'derpibooru' | 'upstream';
   readonly now: number;
@@ -219,8 +221,8 @@ export interface SearchSchema<T> {
   readonly fields: Readonly<Record<string, FieldType>>;
   /** Values of one field of one document; an empty list never matches (except under NOT). */
   values(doc: T, field: string, ctx: QueryContext): readonly FieldValue[];
-  /** `my:faves` and friends; undefined when the kind has no `my:` field. */
-  my?(doc: T, what: string, user: string): boolean;
+  /** `my:faves` and friends (undefined: a value the board refuses); absent when the kind has no `my:`. */
+  my?(what: string, user: AccountLists): Predicate<T> | undefined;
 }
 
 export type Predicate<T> = (doc: T) => boolean;
@@ -297,12 +299,13 @@ function compileTerm<T>(
     const name = (fieldMatch[1] as string).toLowerCase();
     if (name === 'my' && schema.my) {
       const what = (fieldMatch[3] as string).trim().toLowerCase();
-      const user = ctx.user;
-      if (user !== undefined) {
-        const my = schema.my.bind(schema);
-        return (doc) => my(doc, what, user);
+      // images/query.ex: `my` is a field for signed-in users (anonymous ones too upstream, refused).
+      if (ctx.user !== undefined) {
+        const test = schema.my(what, ctx.user);
+        if (test === undefined) throw new QueryError("Unknown `my' value.");
+        return test;
       }
-      if (ctx.style === 'upstream') throw new QueryError('You must be logged in to use my:' + what + '.');
+      if (ctx.style === 'upstream') throw new QueryError("You must be logged in to use `my' queries.");
       // Derpibooru: anonymous `my:faves` is just a tag name.
     } else if (schema.fields[name] !== undefined) {
       field = name;

@@ -13,6 +13,7 @@ import type {
   TopicRecord,
   UserRecord,
 } from './data.js';
+import { myImages } from './accounts.js';
 import { tagNamespace, tagSlugOf, RATING_TAGS } from './data.js';
 import { MIME_TYPES } from './files.js';
 import type { FieldValue, SearchSchema } from './query.js';
@@ -446,20 +447,7 @@ export function imageSearchSchema(
           return [];
       }
     },
-    my(image, what, user) {
-      const same = (name: string | null): boolean =>
-        name !== null && name.toLowerCase() === user.toLowerCase();
-      switch (what) {
-        case 'faves':
-          return image.favedBy.some(same);
-        case 'upvotes':
-          return image.upvotedBy.some(same);
-        case 'uploads':
-          return same(image.uploader);
-        default:
-          return false;
-      }
-    },
+    my: myImages,
   };
 }
 

@@ -70,7 +70,7 @@ export function tagNames(input: readonly string[]): string[] {
   return [...new Set(input.map((t) => t.trim().toLowerCase().replace(/\s+/g, ' ')).filter((t) => t !== ''))];
 }
 
-export const hasRatingTag = (tags: readonly string[]): boolean => tags.some((t) => RATING_TAGS.includes(t));
+const hasRatingTag = (tags: readonly string[]): boolean => tags.some((t) => RATING_TAGS.includes(t));
 
 /** The next image id: above every image the board has (ids only grow). */
 function nextImageId(board: Board): number {
@@ -78,7 +78,7 @@ function nextImageId(board: Board): number {
 }
 
 /** Aliases replaced by their targets, then every implied tag added. */
-function resolveTags(board: Board, tags: readonly string[]): string[] {
+export function resolveTags(board: Board, tags: readonly string[]): string[] {
   const implications = new Map<string, readonly string[]>();
   for (const tag of board.data.tags) if (tag.implies.length > 0) implications.set(tag.name, tag.implies);
   const resolved = tags.map((t) => board.tagIndex.byName.get(t)?.aliasOf ?? t);

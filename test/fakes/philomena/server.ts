@@ -1,7 +1,8 @@
 /**
  * The local Philomena: a node:http server on 127.0.0.1 that answers the JSON API like Derpibooru 1.2 (or
  * upstream master, `errorStyle: 'upstream'`) does, serves its own image files under `/img/...`, records
- * every request and lets a test inject faults. Behaviour follows docs/board-behaviour.md.
+ * every request (with the key it read) and lets a test inject faults; its accounts (accounts.ts) are what
+ * keys open. Behaviour follows docs/board-behaviour.md.
  *
  * This file owns startup, the board every route shares (board-context.ts), reading requests, the router
  * and faults; the endpoints live by resource in `routes/`.
@@ -17,7 +18,19 @@ import {
   type HttpAnswer,
   type RequestContext,
 } from './board-context.js';
-import { createDataset, FAKE_KEY, OWNER } from './data.js';
+import {
+  accountOfKey,
+  addAccount,
+  createAccountBook,
+  listsOf,
+  revokeKey,
+  rotateKey,
+  updateAccount,
+  type AccountState,
+  type CreatedAccount,
+  type NewAccount,
+} from './accounts.js';
+import { createDataset } from './data.js';
 import { createAntiBotLayer, type AntiBotLayer } from './anti-bot.js';
 import { answerFault, createFaultTable } from './faults.js';
 import type { FaultRule } from './faults.js';
@@ -35,11 +48,14 @@ import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerTagRoutes } from './routes/tags.js';
 import { addImage, updateImage, type ImagePatch, type NewImage } from './runtime-images.js';
+import { DEFAULT_UPLOAD_RULES, type UploadRules } from './upload-rules.js';
 
 export interface FakePhilomenaOptions {
   port?: number;
   errorStyle?: ErrorStyle;
   latencyMs?: number;
+  /** What POST /images accepts (upload-rules.ts); Furbooru wants `minimumTags: 5`. */
+  uploads?: Partial<UploadRules>;
 }
 
 export interface RecordedRequest {
@@ -48,6 +64,8 @@ export interface RecordedRequest {
   query: URLSearchParams;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** The `key` the board read (query string, or a JSON or form body), so tests can see whose went where. */
+  key: string | undefined;
   at: number;
 }
 
@@ -72,6 +90,20 @@ export interface FakePhilomena {
   addImage(spec: NewImage): number;
   /** Changes an image (thumbnails generated, re-tagging, description); throws for an unknown id. */
   updateImage(id: number, patch: ImagePatch): void;
+  /**
+   * A new account on the board, with its own filters and lists (accounts.ts); returns its id, a key
+   * like a real one and the ids of its filters. With the key the board applies the account's current
+   * filter, `/filters/user` lists its filters, `my:` reads its lists, and it may upload.
+   */
+  addAccount(spec: NewAccount): CreatedAccount;
+  /** Adds to the account's lists, replaces its watched tags, sets its current filter or ban. */
+  updateAccount(key: string, patch: AccountState): void;
+  /** The key stops working (the board then answers as for a wrong key); the account stays. */
+  revokeKey(key: string): void;
+  /** The account's owner resets its key: the old one stops working, the new one is returned. */
+  rotateKey(key: string): string;
+  /** Changes what POST /images accepts: minimum tags, size limit, wording of refusals. */
+  setUploadRules(rules: Partial<UploadRules>): void;
   /** Back to the data set as started: runtime-added images and uploads go, faults and requests too. */
   reset(): void;
   close(): Promise<void>;
@@ -133,8 +165,11 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
 
   const routes: [string, RegExp, Handler][] = [];
   const data = createDataset();
+  const initialUploads: UploadRules = { ...DEFAULT_UPLOAD_RULES, ...options.uploads };
   const board: Board = {
     data,
+    accounts: createAccountBook(data.users),
+    uploads: { ...initialUploads },
     tagIndex: indexTags(data),
     style: initialStyle,
     base: '',
@@ -142,7 +177,11 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       routes.push([method, pattern, handler]);
     },
     renderContext: () => ({ base: board.base, style: board.style, tagIdsByName: board.tagIndex.idsByName }),
-    queryContext: (ctx) => ({ user: ctx.user?.name, style: board.style, now: Date.now() }),
+    queryContext: (ctx) => ({
+      user: ctx.account === undefined ? undefined : listsOf(ctx.account),
+      style: board.style,
+      now: Date.now(),
+    }),
     notFound: () => (board.style === 'derpibooru' ? empty(404) : json(404, { error: 'Not found' })),
     badRequest: () => json(400, { error: 'Bad Request' }),
   };
@@ -184,34 +223,36 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     const contentType = String(req.headers['content-type'] ?? '').toLowerCase();
     let files = new Map<string, UploadedFile>();
     let jsonBody: unknown;
+    const fromBody: [string, string][] = [];
     if (req.method === 'POST' && body.length > 0) {
       if (contentType.startsWith('application/json')) {
         try {
           jsonBody = JSON.parse(body.toString('utf8'));
-          const flat: [string, string][] = [];
-          flattenJson(jsonBody, '', flat);
-          for (const [k, v] of flat) if (!params.has(k)) params.append(k, v);
+          flattenJson(jsonBody, '', fromBody);
         } catch {
           jsonBody = undefined;
         }
       } else if (contentType.startsWith('application/x-www-form-urlencoded')) {
-        for (const [k, v] of new URLSearchParams(body.toString('utf8')))
-          if (!params.has(k)) params.append(k, v);
+        fromBody.push(...new URLSearchParams(body.toString('utf8')));
       } else if (contentType.startsWith('multipart/form-data')) {
         const parsed = parseMultipart(body, String(req.headers['content-type'] ?? ''));
-        for (const [k, v] of parsed.fields) if (!params.has(k)) params.append(k, v);
+        fromBody.push(...parsed.fields);
         files = parsed.files;
       }
     }
-    // An unknown key is no error: the request just runs anonymously.
-    const user = params.get('key') === FAKE_KEY ? board.data.users.find((u) => u.id === OWNER.id) : undefined;
+    // Plug merges the body's params over the query's: a field sent both ways takes the body's value.
+    for (const name of new Set(fromBody.map(([k]) => k))) params.delete(name);
+    for (const [k, v] of fromBody) params.append(k, v);
+    // An unknown or revoked key is no error: the request just runs anonymously.
+    const account = accountOfKey(board, params.get('key'));
     return {
       method: req.method ?? 'GET',
       path: url.pathname,
       params,
       query: url.searchParams,
       files,
-      user,
+      user: account?.user,
+      account,
       contentType,
       jsonBody,
     };
@@ -233,12 +274,14 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     const body = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const headers: IncomingHttpHeaders = { ...req.headers };
+    const ctx = contextOf(req, url, body);
     requests.push({
       method: req.method ?? 'GET',
       path: url.pathname,
       query: new URLSearchParams(url.searchParams),
       headers,
       body,
+      key: ctx.params.get('key') ?? undefined,
       at: Date.now(),
     });
     // The block answers before anything else, as the real edge does (and each request restarts it).
@@ -264,7 +307,7 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
     if (closed) return;
     let answer: HttpAnswer;
     try {
-      answer = await route(contextOf(req, url, body));
+      answer = await route(ctx);
     } catch {
       answer = json(500, { error: 'Internal Error' });
     }
@@ -308,6 +351,17 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       board.data.featuredId = id;
     },
     addImage: (spec) => addImage(board, spec),
+    addAccount: (spec) => addAccount(board, spec),
+    updateAccount: (key, patch) => {
+      updateAccount(board, key, patch);
+    },
+    revokeKey: (key) => {
+      revokeKey(board, key);
+    },
+    rotateKey: (key) => rotateKey(board, key),
+    setUploadRules: (rules) => {
+      board.uploads = { ...board.uploads, ...rules };
+    },
     updateImage: (id, patch) => {
       updateImage(board, id, patch);
     },
@@ -318,6 +372,8 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       latency = initialLatency;
       board.style = initialStyle;
       board.data = createDataset();
+      board.accounts = createAccountBook(board.data.users);
+      board.uploads = { ...initialUploads };
       board.tagIndex = indexTags(board.data);
     },
     close: async () => {

@@ -1,7 +1,8 @@
 /**
  * The board's own files outside the API: image files under `/img/...` (every representation an image
  * lists, with the rules of which extensions exist for which format), sample upload sources under
- * `/samples/` and spoiler or badge images. Reverse search and uploads download from nowhere else.
+ * `/samples/` and spoiler or badge images. Reverse search downloads from nowhere else; uploads also from
+ * a loopback server a test runs.
  */
 import { HttpAnswer, type Board } from '../board-context.js';
 import type { ImageRecord } from '../data.js';
@@ -21,6 +22,32 @@ export async function downloadOwnFile(board: Board, url: string): Promise<Buffer
   if (target.origin !== new URL(board.base).origin) return undefined;
   try {
     const response = await fetch(target, { signal: AbortSignal.timeout(5_000) });
+    if (response.status !== 200) return undefined;
+    return Buffer.from(await response.arrayBuffer());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loopback only: a test's own file server may stand for the web, and nothing leaves the machine. */
+const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i;
+
+/**
+ * What POST /images fetches from `url`: the board's own files, or any loopback server (a test's stand-in
+ * for an artist's site); anything else, a failed fetch or a status but 200 give nothing, which the board
+ * reads as no picture (scraper_plug.ex keeps the params unchanged).
+ */
+export async function downloadForUpload(board: Board, url: string): Promise<Buffer | undefined> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const own = target.origin === new URL(board.base).origin;
+  if (!own && !(target.protocol === 'http:' && LOOPBACK.test(target.hostname))) return undefined;
+  try {
+    const response = await fetch(target, { signal: AbortSignal.timeout(5_000), redirect: 'manual' });
     if (response.status !== 200) return undefined;
     return Buffer.from(await response.arrayBuffer());
   } catch {

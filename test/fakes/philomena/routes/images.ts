@@ -1,84 +1,73 @@
 /**
  * Images: one by id, the featured one (both unfiltered, see filtering.ts) and uploads by URL (POST
- * /images with the key), which check the file, the hash and the tags the way Philomena does; an accepted
- * upload is stored like any runtime image (runtime-images.ts: aliases resolved, implied tags added).
+ * /images with an account's key), judged the way Philomena does (upload-rules.ts); an accepted upload
+ * is stored like any runtime image (runtime-images.ts: aliases resolved, implied tags added) and
+ * counts as the account's (`my:uploads`).
  */
 import { empty, json, numeric, type Board, type HttpAnswer, type RequestContext } from '../board-context.js';
 import { iso } from '../data.js';
-import type { FileExtension } from '../files.js';
-import { sha512 } from '../files.js';
 import { singleImage } from '../filtering.js';
 import { imageJson } from '../render.js';
-import { hasRatingTag, storeImage, tagNames } from '../runtime-images.js';
-import { downloadOwnFile } from './files.js';
+import { resolveTags, storeImage, tagNames } from '../runtime-images.js';
+import { judgeUpload, type UploadedBytes } from '../upload-rules.js';
+import { downloadForUpload } from './files.js';
+
+/** The picture: a multipart `image[image]` file, else what the board fetched from `url` (scraper_plug.ex). */
+async function uploadedFile(board: Board, ctx: RequestContext): Promise<UploadedBytes | undefined> {
+  const sent = ctx.files.get('image[image]');
+  if (sent !== undefined) return { bytes: sent.data, name: sent.filename };
+  const url = (ctx.params.get('url') ?? '').trim();
+  if (url === '') return undefined;
+  const bytes = await downloadForUpload(board, url);
+  if (bytes === undefined) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+  } catch {
+    name = url;
+  }
+  return { bytes, name: name.slice(0, 127) };
+}
+
+const TRUE = new Set(['true', '1', 'on']);
 
 async function submitImage(board: Board, ctx: RequestContext): Promise<HttpAnswer> {
-  if (ctx.user === undefined) return empty(401);
-  // Without the JSON content type the body is not read: only query parameters count.
-  const body = ctx.contentType.startsWith('application/json') ? ctx.jsonBody : undefined;
-  const fromBody = (path: string[]): string | undefined => {
-    let node: unknown = body;
-    for (const key of path) {
-      if (typeof node !== 'object' || node === null) return undefined;
-      node = (node as Record<string, unknown>)[key];
-    }
-    return typeof node === 'string' ? node : undefined;
-  };
-  const url = fromBody(['url']) ?? ctx.query.get('url');
-  const description = fromBody(['image', 'description']) ?? '';
-  const tagInput = fromBody(['image', 'tag_input']) ?? '';
-  const sourceUrl = fromBody(['image', 'source_url']) ?? '';
-
-  if (url === null || url.trim() === '') return json(400, { errors: { image: ["can't be blank"] } });
-  const bytes = await downloadOwnFile(board, url.trim());
-  if (bytes === undefined) return json(400, { errors: { image: ["can't be blank"] } });
-  const ext = sniff(bytes);
-  if (ext === undefined) {
-    return json(400, { errors: { image_mime_type: ['is invalid'], image_format: ['is invalid'] } });
+  // api_require_authorization_plug.ex: no account 401, a banned one 403, both with empty bodies.
+  const account = ctx.account;
+  if (account === undefined) return empty(401);
+  if (account.banned) return empty(403);
+  // ctx.params holds the query and a JSON or form body (a body of another type is not read, so its
+  // fields are missing, as Plug.Parsers' `pass: ["*/*"]` leaves them).
+  const field = (name: string): string => ctx.params.get(`image[${name}]`) ?? '';
+  const file = await uploadedFile(board, ctx);
+  const tags = resolveTags(board, tagNames(field('tag_input').split(',')));
+  const sourceUrl = field('source_url').trim();
+  const description = field('description');
+  const judgement = judgeUpload(board, { file, tags, sourceUrl, description });
+  if (!judgement.ok || file === undefined) {
+    return json(400, { errors: judgement.ok ? { image: ["can't be blank"] } : judgement.errors });
   }
-  const hash = sha512(bytes);
-  const errors: Record<string, string[]> = {};
-  if ([...board.data.images.values()].some((image) => image.origSha512 === hash || image.sha512 === hash)) {
-    errors['image_orig_sha512_hash'] = ['has already been taken'];
-  }
-  const tags = tagNames(tagInput.split(','));
-  const tagErrors: string[] = [];
-  if (tags.length < 3) tagErrors.push('must contain at least 3 tags');
-  if (!hasRatingTag(tags)) {
-    tagErrors.push('must contain at least one rating tag');
-  }
-  if (tagErrors.length > 0) errors['tag_input'] = tagErrors;
-  if (Object.keys(errors).length > 0) return json(400, { errors });
-
-  const format = ext === 'mp4' ? 'webm' : ext;
+  const anonymous = TRUE.has(field('anonymous').toLowerCase());
   const image = storeImage(board, {
     tags,
     createdAt: iso(Date.now()),
     description,
     sourceUrls: sourceUrl === '' ? [] : [sourceUrl],
-    uploader: ctx.user.name,
-    uploaderId: ctx.user.id,
+    uploader: anonymous ? null : account.user.name,
+    uploaderId: anonymous ? null : account.user.id,
     width: 1,
     height: 1,
-    format,
-    name: decodeURIComponent(new URL(url).pathname.split('/').pop() ?? `upload.${ext}`),
+    format: judgement.ext,
+    name: file.name === '' ? `upload.${judgement.ext}` : file.name,
     // New uploads appear before their thumbnails exist.
     thumbnailsGenerated: false,
-    upload: { bytes, ext },
+    upload: { bytes: file.bytes, ext: judgement.ext },
   });
+  // my:uploads reads true_uploader_id, so an anonymous upload is still the account's.
+  account.lists.uploads.add(image.id);
+  account.user.uploadsCount += 1;
   // An ImageResponse, as image_controller.ex `create` renders it (openapi.yaml): interactions included.
   return json(200, { image: imageJson(image, false, board.renderContext()), interactions: [] });
-}
-
-function sniff(bytes: Buffer): FileExtension | undefined {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
-    return 'png';
-  if (bytes.subarray(0, 6).toString('latin1').startsWith('GIF8')) return 'gif';
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'jpg';
-  if (bytes.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))) return 'webm';
-  const head = bytes.subarray(0, 256).toString('utf8').trimStart();
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'svg';
-  return undefined;
 }
 
 export function registerImageRoutes(board: Board): void {
