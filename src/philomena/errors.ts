@@ -61,6 +61,22 @@ export class ForbiddenError extends PhilomenaError {
   readonly code = 'PHILOMENA_FORBIDDEN';
 }
 
+/**
+ * The board refused a member's own key where it reads it (docs/board-behaviour.md, "Errors, situation by
+ * situation"): 403 on `GET /filters/user`, 401 or 403 on `POST /images` (403: a banned account). Only a
+ * member client (registry.ts `memberClient`) throws it, so the application can drop the key and tell its
+ * owner once. A `ForbiddenError` still, for code that only knows that one. Carries no part of the key.
+ */
+export class MemberKeyRefusedError extends ForbiddenError {
+  /** The call that met the refusal: listing the member's filters, or an upload. */
+  readonly refusedOn: 'filters' | 'upload';
+
+  constructor(message: string, refusedOn: 'filters' | 'upload', context: PhilomenaErrorContext) {
+    super(message, context);
+    this.refusedOn = refusedOn;
+  }
+}
+
 /** 429 (or 501 from the anti-bot layer) and the wait the site asked for, or that we chose. */
 export class RateLimitedError extends PhilomenaError {
   readonly code = 'PHILOMENA_RATE_LIMITED';

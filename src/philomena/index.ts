@@ -10,7 +10,14 @@ export type {
   TransportTuning,
 } from './client/index.js';
 export { createClientRegistry } from './registry.js';
-export type { ClientRegistry, ClientRegistryOptions, RegistryCloseOptions } from './registry.js';
+export type {
+  ClientRegistry,
+  ClientRegistryOptions,
+  MemberClientOptions,
+  MemberKey,
+  RegistryCloseOptions,
+} from './registry.js';
+export type { MemberCacheOptions } from './member-caches.js';
 export type * from './client/types.js';
 export { createResponseCache, LIFETIMES, NOT_FOUND_LIFETIME_MS } from './cache.js';
 export type {

@@ -11,12 +11,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * - `interactive`: a member waits for the answer (a command, a button). Served first.
- * - `unfurl`: the bot answers a link in chat on its own; served after every interactive waiter.
+ * - `account`: a request made with a member's own board key (registry.ts `memberClient`; the client sets
+ *   it). A member waits for it too, but it serves one account rather than a server's shared view, so it
+ *   goes after every interactive waiter and before unfurls and feeds (what the bot does on its own).
+ * - `unfurl`: the bot answers a link in chat on its own; served after every account waiter.
  * - `feed`: a background poll for new uploads; served after every unfurl waiter.
  * - `autocomplete`: suggestions while typing; a small fixed share of the window, never queued (an answer
  *   that comes late is useless, and a burst of keystrokes must not crowd out real commands).
  */
-export type RequestPriority = 'interactive' | 'unfurl' | 'feed' | 'autocomplete';
+export type RequestPriority = 'interactive' | 'account' | 'unfurl' | 'feed' | 'autocomplete';
 
 export interface RequestContext {
   readonly priority: RequestPriority;

@@ -16,8 +16,9 @@
  * (one member's typing must not use up the search window for everyone):
  *
  * - By priority class first (`QUEUED_PRIORITIES`): every `interactive` waiter that fits goes before any
- *   `unfurl` waiter, and every `unfurl` waiter before any `feed` waiter (background polls, which give up
- *   and try again at their next interval rather than wait long).
+ *   `account` waiter (a member's own key), every `account` waiter before any `unfurl` waiter, and every
+ *   `unfurl` waiter before any `feed` waiter (background polls, which give up and try again at their next
+ *   interval rather than wait long).
  * - Within a class, round-robin over the servers that have waiters, and within a server over its members:
  *   a server or member that was just served goes to the back of the line. Within one member, FIFO.
  *   Requests without a server or member share one anonymous group (a program using the library alone).

@@ -17,6 +17,7 @@ import type { RequestPriority } from '../request-context.js';
  */
 export const QUEUED_PRIORITIES = [
   'interactive',
+  'account',
   'unfurl',
   'feed',
 ] as const satisfies readonly RequestPriority[];

@@ -35,6 +35,7 @@ import { imageEndpoints } from './endpoints/images.js';
 import { oembedEndpoints } from './endpoints/oembed.js';
 import { profileEndpoints } from './endpoints/profiles.js';
 import { tagEndpoints } from './endpoints/tags.js';
+import { memberEngine, type MemberKeyOptions } from './member.js';
 import type { PhilomenaClient, PhilomenaObserver } from './types.js';
 import {
   InvalidResponseError,
@@ -125,6 +126,11 @@ export interface PhilomenaClientOptions {
   readonly now?: () => number;
   /** Wall clock in ms, to tell a new upload (its rating may still change) from an old one. */
   readonly wallNow?: () => number;
+  /**
+   * `apiKey` is this member's own (client/member.ts): every call carries it and is the member's in the
+   * budget. registry.ts `memberClient` sets it and uses only the methods that should carry the key.
+   */
+  readonly member?: MemberKeyOptions;
 }
 
 export interface ClientStats {
@@ -304,6 +310,10 @@ function sharedHolds(
 export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedPhilomenaClient {
   const { site, logger } = options;
   const apiKey = options.apiKey?.trim() === '' ? undefined : options.apiKey;
+  // A member client without a key would send the member's requests anonymously, under their name.
+  if (options.member !== undefined && apiKey === undefined) {
+    throw new RangeError('a member client needs a key');
+  }
   const redact = createRedactor([apiKey]);
   const lifetimes = { ...LIFETIMES, ...options.lifetimes };
   const clock = options.now === undefined ? {} : { now: options.now };
@@ -365,7 +375,8 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     wallNow: options.wallNow ?? Date.now,
     ...(logger ? { logger } : {}),
   });
-  const engine = observed?.wrap(rawEngine) ?? rawEngine;
+  const observedEngine = observed?.wrap(rawEngine) ?? rawEngine;
+  const engine = options.member ? memberEngine(observedEngine, options.member) : observedEngine;
 
   const client: PhilomenaClient = {
     site,
