@@ -12,7 +12,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { IntlMessageFormat } from 'intl-messageformat';
+import { IntlMessageFormat, type Formatters } from 'intl-messageformat';
 import { z } from 'zod';
 import { DISCORD_LOCALES, resolveLocale, SOURCE_LOCALE } from './locales.js';
 
@@ -85,12 +85,61 @@ export interface Translator {
   has(key: string): boolean;
 }
 
+/**
+ * The Intl formatters every compiled message of one translator shares, kept by locale and by the options
+ * object the message's own syntax holds (the same object at every call). intl-messageformat's default
+ * memoizes by serialising its arguments to JSON at every call, which cost a card more than the rest of
+ * its words together (bench/languages.bench.ts).
+ */
+function sharedFormatters(): Formatters {
+  const numbers = new Map<string, Intl.NumberFormat>();
+  const styled = new Map<string, WeakMap<object, Intl.NumberFormat>>();
+  const dates = new Map<string, Intl.DateTimeFormat>();
+  const styledDates = new Map<string, WeakMap<object, Intl.DateTimeFormat>>();
+  const plurals = new Map<string, Intl.PluralRules>();
+  const localeOf = (locales: string | readonly string[] | undefined): string =>
+    Array.isArray(locales) ? locales.join(',') : String(locales ?? '');
+  function kept<F>(
+    plain: Map<string, F>,
+    byOptions: Map<string, WeakMap<object, F>>,
+    locales: string | readonly string[] | undefined,
+    options: object | undefined,
+    make: () => F,
+  ): F {
+    const locale = localeOf(locales);
+    if (options === undefined) {
+      let format = plain.get(locale);
+      if (format === undefined) plain.set(locale, (format = make()));
+      return format;
+    }
+    let forLocale = byOptions.get(locale);
+    if (forLocale === undefined) byOptions.set(locale, (forLocale = new WeakMap()));
+    let format = forLocale.get(options);
+    if (format === undefined) forLocale.set(options, (format = make()));
+    return format;
+  }
+  return {
+    getNumberFormat: (locales?: string | string[], options?: Intl.NumberFormatOptions) =>
+      kept(numbers, styled, locales, options, () => new Intl.NumberFormat(locales, options)),
+    getDateTimeFormat: (locales?: string | string[], options?: Intl.DateTimeFormatOptions) =>
+      kept(dates, styledDates, locales, options, () => new Intl.DateTimeFormat(locales, options)),
+    // Its options are made afresh at each call ({ type }): kept by their one field instead.
+    getPluralRules: (locales?: string | string[], options?: Intl.PluralRulesOptions) => {
+      const id = `${localeOf(locales)}\u0000${options?.type ?? 'cardinal'}`;
+      let rules = plurals.get(id);
+      if (rules === undefined) plurals.set(id, (rules = new Intl.PluralRules(locales, options)));
+      return rules;
+    },
+  };
+}
+
 export function createTranslator(catalogues: ReadonlyMap<string, Catalogue>): Translator {
   const source = catalogues.get(SOURCE_LOCALE);
   if (source === undefined) throw new Error(`the ${SOURCE_LOCALE} catalogue is missing`);
   const locales = [SOURCE_LOCALE, ...[...catalogues.keys()].filter((locale) => locale !== SOURCE_LOCALE)];
   // Compiled messages by locale and key: bounded by the catalogues themselves.
   const compiled = new Map<string, IntlMessageFormat>();
+  const formatters = sharedFormatters();
 
   function formatOf(locale: string, key: string): IntlMessageFormat {
     const id = `${locale}\u0000${key}`;
@@ -99,12 +148,10 @@ export function createTranslator(catalogues: ReadonlyMap<string, Catalogue>): Tr
       const own = catalogues.get(locale)?.[key];
       const message = own ?? source?.[key];
       if (message === undefined) throw new Error(`no message "${key}" in the ${SOURCE_LOCALE} catalogue`);
-      format = new IntlMessageFormat(
-        message,
-        own === undefined ? SOURCE_LOCALE : locale,
-        undefined,
-        ICU_OPTIONS,
-      );
+      format = new IntlMessageFormat(message, own === undefined ? SOURCE_LOCALE : locale, undefined, {
+        ...ICU_OPTIONS,
+        formatters,
+      });
       compiled.set(id, format);
     }
     return format;

@@ -216,6 +216,10 @@ export function httpsOnlyText(text: string, site: Site): string {
 /**
  * `items` joined with `separator`, as many as fit in `max` characters, then "and N more". Items are
  * whole Markdown pieces (a link, an escaped name): they are never cut in the middle.
+ *
+ * `more` may be a formatted message in the card's language (a plural, a number): it is asked only when
+ * the items do not all fit, and then a few times (a binary search over how many are shown), not once per
+ * item, so a card of 80 tags costs a handful of formats rather than 80.
  */
 export function joinWithin(
   items: readonly string[],
@@ -223,19 +227,31 @@ export function joinWithin(
   max: number,
   more: (left: number) => string = (left) => `… and ${left} more`,
 ): { text: string; shown: number } {
-  let text = '';
-  let shown = 0;
+  const all = items.join(separator);
+  if (all.length <= max) return { text: all, shown: items.length };
+  // The length of the first k items joined, for k = 1..n.
+  const prefix: number[] = [];
+  let length = 0;
   for (const [index, item] of items.entries()) {
-    const next = shown === 0 ? item : `${text}${separator}${item}`;
-    const left = items.length - index - 1;
-    const tail = left > 0 ? `${separator}${more(left)}`.length : 0;
-    if (next.length + tail > max) break;
-    text = next;
-    shown += 1;
+    length += (index === 0 ? 0 : separator.length) + item.length;
+    prefix.push(length);
   }
-  if (shown < items.length) {
-    const rest = more(items.length - shown);
-    text = shown === 0 ? rest : `${text}${separator}${rest}`;
+  const fits = (shown: number): boolean =>
+    (prefix[shown - 1] ?? 0) + separator.length + more(items.length - shown).length <= max;
+  // The most items that fit with the count line after them: shown items grow and the count shrinks as k
+  // grows, so the search is on a condition that holds up to a point; the steps after it settle a count
+  // line whose length is not monotone (plural forms of different lengths).
+  let low = 0;
+  let high = items.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
   }
+  let shown = low;
+  while (shown + 1 <= items.length - 1 && fits(shown + 1)) shown += 1;
+  while (shown > 0 && !fits(shown)) shown -= 1;
+  const rest = more(items.length - shown);
+  const text = shown === 0 ? rest : `${items.slice(0, shown).join(separator)}${separator}${rest}`;
   return { text, shown };
 }
