@@ -330,7 +330,9 @@ describe('faults', () => {
     harness.booru.addImage({ tags: ['safe', 'feedtag'] });
     await nextRound(harness);
     expect(posts(harness, plain)).toHaveLength(0);
-    expect((await feedCommand(harness, 'list')).content).toContain('paused: the bot may not post there');
+    expect((await feedCommand(harness, 'list')).content).toContain(
+      'paused: the bot may no longer post there (it needs View Channel, Send Messages, Embed Links)',
+    );
   });
 
   it('GIVEN the board refusing the query at a poll THEN the feed pauses with the board’s words', async () => {
