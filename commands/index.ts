@@ -30,6 +30,7 @@ import { localiseCommands } from './shared/command-locales.js';
 import type { Command, CommandContext } from './shared/context.js';
 import { attachmentHosts, createDownloader, type Download } from './shared/download.js';
 import { createGuildSettings } from './shared/guild-settings.js';
+import { createMemberKeys } from './shared/member-keys.js';
 import { createReverseGate } from './shared/reverse-gate.js';
 import { createSiteDirectory } from './shared/site-directory.js';
 import { userErrorText } from './shared/error-texts.js';
@@ -138,6 +139,15 @@ export function createFeatures(deps: FeatureDeps): Features {
   });
   const settings = createGuildSettings({ store: deps.store, logger });
   const members = createMemberSettings({ store: deps.store, logger });
+  // Without MEMBER_KEY_SECRET linking is off; keys already kept can still be listed and deleted.
+  const memberKeys = createMemberKeys({
+    store: deps.store,
+    logger,
+    secrets:
+      config.memberKeySecret === undefined
+        ? undefined
+        : { current: config.memberKeySecret, previous: config.memberKeySecretPrevious },
+  });
   const state = createButtonState(deps.store);
   const download = deps.download ?? createDownloader({ allowedHosts: attachmentHosts(config.discordApiUrl) });
   const reverseGate = createReverseGate();
@@ -203,6 +213,7 @@ export function createFeatures(deps: FeatureDeps): Features {
     download,
     reverseGate,
     searchWindow: config.searchWindow,
+    memberKeys,
   });
 
   const unfurl = createUnfurlHandler({

@@ -12,6 +12,8 @@
  * - `/me forget` deletes all of it at once.
  * - `/me hide tags:` and `/me unhide tags:` the member's own hidden tags (at most 200), applied to what
  *   they ask for everywhere and never to what other members see.
+ * - `/me link [site:]` and `/me unlink site:` the member's own board account (issue 22): me-keys.ts; `/me
+ *   show` lists the linked sites (never a key) and `/me forget` deletes the keys too.
  */
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
@@ -20,7 +22,7 @@ import { UserFacingError } from '../../src/discord/failures.js';
 import { shippedTranslator, type MessageParams, type Translator } from '../../src/i18n/index.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { describeFilter } from '../../src/render/filter-summary.js';
-import { escapeMarkdown } from '../../src/render/index.js';
+import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncateMarkdown } from '../../src/render/index.js';
 import { filterTagNames, usableFilter } from '../shared/board-filters.js';
 import {
   LOOKUP_CONTEXTS,
@@ -38,6 +40,7 @@ import {
   type ListsChange,
 } from '../shared/tag-changes.js';
 import { TAG_LIST_MAX } from '../shared/tag-lists.js';
+import { forgetKeys, link, linkComponents, linkedLines, unlink } from './me-keys.js';
 import { memberFacing, type MemberSettings, type MemberSettingsRecord } from './member-settings.js';
 
 /** A message of the `me.` catalogue keys in the language of the member who asked (every answer is theirs). */
@@ -138,18 +141,26 @@ async function show(
   say: Say,
 ): Promise<Reply> {
   const record = await members.get(interaction.user.id);
-  // The hidden tags come last: a long list is what the 2,000 characters cut, never the rest.
-  return textReply(describeMember(record, context.sites, say));
+  const keys = (await linkedLines(interaction.user.id, context.memberKeys, context.sites, say)).join('\n');
+  // The hidden tags come last of the settings: a long list is what the 2,000 characters cut, never the
+  // rest; the linked accounts follow, whole (at most LINKED_SITES_MAX short lines), room kept for them.
+  const settings = truncateMarkdown(
+    describeMember(record, context.sites, say),
+    MESSAGE_CONTENT_MAX - keys.length - 1,
+  );
+  return textReply(`${settings}\n${keys}`);
 }
 
 async function forget(
   interaction: Incoming<ChatInputCommandInteraction>,
-  _context: CommandContext,
+  context: CommandContext,
   members: MemberSettings,
   say: Say,
 ): Promise<Reply> {
+  // The keys first: of everything kept, they matter most.
+  const keys = await forgetKeys(interaction.user.id, context, say);
   await members.forget(interaction.user.id);
-  return textReply(say('me.forget.done'));
+  return textReply(`${say('me.forget.done')} ${keys}`);
 }
 
 /**
@@ -197,6 +208,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   forget,
   hide: ownTags('hide'),
   unhide: ownTags('unhide'),
+  link: (interaction, context, _members, say) => Promise.resolve(link(interaction, context, say)),
+  unlink: (interaction, context, _members, say) => unlink(interaction, context, say),
 };
 
 export interface MeCommandOptions {
@@ -209,6 +222,8 @@ export interface MeCommandOptions {
 }
 
 export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
+  const translator = () => options.translator ?? shippedTranslator();
+  const components = linkComponents({ translator, defaultSite: options.defaultSite });
   return {
     kind: 'chat',
     data: new SlashCommandBuilder()
@@ -269,6 +284,29 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
           ),
       )
       .addSubcommand((sub) =>
+        sub
+          .setName('link')
+          .setDescription('Link your own board account with its API key, for your own requests')
+          .addStringOption((option) =>
+            option
+              .setName('site')
+              .setDescription("The site (default: this server's, else the bot's own)")
+              .addChoices(siteChoices(options.defaultSite)),
+          ),
+      )
+      .addSubcommand((sub) =>
+        sub
+          .setName('unlink')
+          .setDescription("Delete your board account's key for a site, at once")
+          .addStringOption((option) =>
+            option
+              .setName('site')
+              .setDescription('The site whose key to delete')
+              .setRequired(true)
+              .addChoices(siteChoices(options.defaultSite)),
+          ),
+      )
+      .addSubcommand((sub) =>
         sub.setName('show').setDescription('Everything the bot keeps about you, and where it applies'),
       )
       .addSubcommand((sub) =>
@@ -276,14 +314,16 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
       )
       .toJSON(),
     ephemeral: () => true,
+    buttons: components.buttons,
+    modals: components.modals,
     async execute(interaction, context) {
       const { members } = options;
       if (members === undefined) throw new Error('/me is not configured in this command list');
       const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
       if (run === undefined) throw new UserFacingError('me.unknown-subcommand', 'Unknown /me subcommand.');
       try {
-        const translator = options.translator ?? shippedTranslator();
-        const say: Say = (key, params) => translator.t(context.locale, key, params);
+        const words = translator();
+        const say: Say = (key, params) => words.t(context.locale, key, params);
         return await run(interaction, context, members, say);
       } catch (error) {
         throw memberFacing(error);

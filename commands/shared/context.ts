@@ -17,6 +17,7 @@ import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { Download } from './download.js';
 import type { ReverseGate } from './reverse-gate.js';
 import type { GuildSettings } from './guild-settings.js';
+import type { MemberKeys } from './member-keys.js';
 import type { SiteDirectory } from './site-directory.js';
 import type { View } from './view.js';
 
@@ -45,6 +46,11 @@ export interface CommandContext {
   readonly reverseGate: ReverseGate;
   /** Search results read per board call while paging (config SEARCH_WINDOW, 1..50). */
   readonly searchWindow: number;
+  /**
+   * Members' own board keys (issue 22), sealed at rest; `linking` is false without MEMBER_KEY_SECRET. A
+   * key read here goes only to `registry.memberClient(site, ...)` for its own member's requests on its site.
+   */
+  readonly memberKeys: MemberKeys;
 }
 
 export type Command = RuntimeCommand<CommandContext>;
