@@ -11,6 +11,7 @@ import {
   type APIStringSelectComponent,
 } from 'discord.js';
 import { z } from 'zod';
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
@@ -43,6 +44,7 @@ import {
   type SearchPage,
 } from './codec.js';
 import { GRID_SIZE, gridPages, pageResults, windowReader } from './window.js';
+import { searchAccess, searchWith } from './member-search.js';
 
 function navButtons(state: SearchPage, say: Say): ControlRow[] {
   const button = (action: SearchAction, label: string, disabled: boolean): APIButtonComponent => ({
@@ -100,13 +102,15 @@ export async function renderSearchPage(
     readonly form?: CardForm;
     /** The page's own words; the member's language (the view's) when not given. */
     readonly say?: Say;
+    /** The board client of this search (member-search.ts `searchAccess`); the site's shared one by default. */
+    readonly client?: PhilomenaClient;
   },
 ): Promise<MessageBody | undefined> {
   const view = context.view.forSite(state.site);
   const say = options.say ?? sayIn(view.locale);
-  const client = context.registry.client(state.site);
+  const client = options.client ?? context.registry.client(state.site);
   const [results, filter] = await Promise.all([
-    pageResults(windowReader(query, state, view, context), state),
+    pageResults(windowReader(query, state, view, context, client), state),
     filterContext(client, view.filterId, context.logger),
   ]);
   const { items, total, page } = results;
@@ -204,14 +208,18 @@ export function searchButtons(random: () => number = Math.random): Record<string
         );
       }
       const page = targetPage(action, state, random);
-      const message = await renderSearchPage(
-        stored.query,
-        { ...state, page, ...(action === 'pub' ? { private: false } : {}) },
-        context,
-        // Paging edits the message in place, which keeps its form; "Post publicly" is a new message.
-        action === 'pub'
-          ? { withButtons: false }
-          : { withButtons: true, form: formOfMessage(interaction.message) },
+      // A `my:` search pages with the searcher's key, looked up again here (never carried by the button).
+      const access = await searchAccess(stored.query, state.site, interaction.user.id, context);
+      const message = await searchWith(access, state.site, interaction.user.id, context, () =>
+        renderSearchPage(
+          stored.query,
+          { ...state, page, ...(action === 'pub' ? { private: false } : {}) },
+          context,
+          // Paging edits the message in place, which keeps its form; "Post publicly" is a new message.
+          action === 'pub'
+            ? { withButtons: false, client: access.client }
+            : { withButtons: true, form: formOfMessage(interaction.message), client: access.client },
+        ),
       );
       if (message === undefined) return dead(say('search.gone'));
       return messageReply(message);

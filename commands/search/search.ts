@@ -1,11 +1,24 @@
 import { randomInt } from 'node:crypto';
-import { SlashCommandBuilder } from 'discord.js';
-import { messageReply } from '../../src/discord/contract.js';
+import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
+import { messageReply, type Incoming } from '../../src/discord/contract.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { SEARCH_STATE_KIND, SORTS, VIEWS, type Sort } from './codec.js';
 import { noResultsText, renderSearchPage, searchButtons, searchSelects } from './paging.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 import { sayIn } from '../shared/say.js';
+import { searchAccess, searchWith } from './member-search.js';
+import { hasMyTerm } from './my-terms.js';
+
+/**
+ * Whether the answer is private: as the member chose, else private when the search reads their own
+ * account (a `my:` term) in a server, where others would see their lists (issue 22 §2). Decided before
+ * the reply is deferred, from the options alone.
+ */
+function answersPrivately(interaction: Incoming<ChatInputCommandInteraction>): boolean {
+  const chosen = interaction.options.getBoolean('private');
+  if (chosen !== null) return chosen;
+  return interaction.guildId !== null && hasMyTerm(interaction.options.getString('query', true));
+}
 
 export const searchCommand = {
   kind: 'chat',
@@ -38,30 +51,35 @@ export const searchCommand = {
       option.setName('private').setDescription('Show the results only to you, with a button to post one'),
     )
     .toJSON(),
-  ephemeral: (interaction) => interaction.options.getBoolean('private') ?? false,
+  ephemeral: answersPrivately,
   async execute(interaction, context) {
     const query = interaction.options.getString('query', true).trim();
     const sort: Sort = SORTS.find((s) => s === interaction.options.getString('sort')) ?? 'newest';
-    const isPrivate = interaction.options.getBoolean('private') ?? false;
+    const isPrivate = answersPrivately(interaction);
     const grid = interaction.options.getString('view') === 'grid';
     const site = context.view.site;
-    const token = await context.state.put(SEARCH_STATE_KIND, { query, owner: interaction.user.id });
-    const message = await renderSearchPage(
-      query,
-      {
-        site,
-        token,
-        page: 1,
-        total: 1,
-        sort,
-        seed: randomInt(1, 2 ** 31 - 1),
-        owner: interaction.user.id,
-        issuedAt: context.now(),
-        private: isPrivate,
-        grid,
-      },
-      context,
-      { withButtons: true },
+    const owner = interaction.user.id;
+    // Before anything is stored or asked: a `my:` search without a linked key stops here.
+    const access = await searchAccess(query, site, owner, context);
+    const token = await context.state.put(SEARCH_STATE_KIND, { query, owner });
+    const message = await searchWith(access, site, owner, context, () =>
+      renderSearchPage(
+        query,
+        {
+          site,
+          token,
+          page: 1,
+          total: 1,
+          sort,
+          seed: randomInt(1, 2 ** 31 - 1),
+          owner,
+          issuedAt: context.now(),
+          private: isPrivate,
+          grid,
+        },
+        context,
+        { withButtons: true, client: access.client },
+      ),
     );
     return messageReply(message ?? { content: noResultsText(context.view), embeds: [], components: [] });
   },

@@ -4,6 +4,7 @@
  * it in the response cache and cost no board call, and the window's images are cached under their own ids
  * for Show card, /image and a grid's pick.
  */
+import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { VisibleImage } from '../../src/philomena/schemas.js';
 import { GALLERY_ITEMS_MAX } from '../../src/render/index.js';
 import type { CommandContext } from '../shared/context.js';
@@ -32,14 +33,17 @@ interface ResultWindow {
 /** Reads the window that holds result `index` (0-based). */
 type WindowRead = (index: number) => Promise<ResultWindow>;
 
-/** Reads results in windows of `size`, the board's pages of that size, so a page is cut from its window. */
+/**
+ * Reads results in windows of `size`, the board's pages of that size, so a page is cut from its window,
+ * through `client` (the site's shared one, or the member's for a `my:` search: member-search.ts).
+ */
 export function windowReader(
   query: string,
   state: SearchPage,
   view: View,
   context: CommandContext,
+  client: PhilomenaClient,
 ): WindowRead {
-  const client = context.registry.client(state.site);
   const configured = Math.min(Math.max(1, context.searchWindow), 50);
   // A grid page must sit inside one window: a grid reads whole multiples of its ten.
   const size = state.grid ? Math.max(GRID_SIZE, configured - (configured % GRID_SIZE)) : configured;

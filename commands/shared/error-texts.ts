@@ -88,6 +88,8 @@ export const USER_ERROR_IDS = [
   'reverse.upload-timed-out',
   'reverse.not-an-image',
   'search.choice-gone',
+  'search.link-needed',
+  'search.key-refused',
   'tags.too-many',
   'tags.list-full',
   'settings.server-only',
