@@ -69,3 +69,18 @@ export class SettingsUnavailableError extends Error {
     return 'SettingsUnavailableError';
   }
 }
+
+/**
+ * Runs one step of a member's own store (their settings, their keys): a store that failed becomes
+ * `SettingsUnavailableError` for that member, so the command says so briefly instead of running without.
+ */
+export async function memberStoreStep<T>(userId: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StoreAccessError) {
+      throw new SettingsUnavailableError(error.operation, `member ${userId}`, { cause: error });
+    }
+    throw error;
+  }
+}

@@ -14,7 +14,7 @@
 import type Keyv from 'keyv';
 import { z } from 'zod';
 import { UserFacingError } from '../../src/discord/failures.js';
-import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
+import { memberStoreStep, SettingsUnavailableError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { recordStoreOf } from '../../src/store/index.js';
 
@@ -106,16 +106,7 @@ export function createMemberSettings(deps: {
   const records = recordStoreOf(deps.store);
   const keyOf = (userId: string) => `settings:member:${userId}`;
 
-  async function guarded<T>(userId: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof StoreAccessError) {
-        throw new SettingsUnavailableError(error.operation, `member ${userId}`, { cause: error });
-      }
-      throw error;
-    }
-  }
+  const guarded = memberStoreStep;
 
   function parse(userId: string, raw: unknown): MemberSettingsRecord {
     if (raw === undefined) return EMPTY;

@@ -22,7 +22,7 @@
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
-import { SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
+import { memberStoreStep } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { recordStoreOf } from '../../src/store/index.js';
 import { createKeySealer, MemberKey, sealedKeySchema, type SealingSecrets } from './key-sealing.js';
@@ -108,16 +108,7 @@ export function createMemberKeys(deps: {
   const keyOf = (userId: string) => `member-keys:${userId}`;
   const reported = new Set<string>();
 
-  async function guarded<T>(userId: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof StoreAccessError) {
-        throw new SettingsUnavailableError(error.operation, `member ${userId}`, { cause: error });
-      }
-      throw error;
-    }
-  }
+  const guarded = memberStoreStep;
 
   function parse(userId: string, raw: unknown): Sites {
     if (raw === undefined) return {};
