@@ -45,6 +45,8 @@ export interface BotDeps<C> {
   readonly clientOptions?: Partial<ClientOptions>;
   readonly now?: () => number;
   readonly autocompleteTimeoutMs?: number;
+  /** How long a command's form may take before it is deferred instead (router.ts FORM_TIMEOUT_MS). */
+  readonly formTimeoutMs?: number;
   /** Told of interactions (acknowledged, answered) and Discord rate limits, for metrics; default nobody. */
   readonly observer?: RuntimeObserver;
   /** Identifies spaced with the bot's other processes (shards over processes); default per process. */
@@ -100,6 +102,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     ...(deps.autocompleteTimeoutMs === undefined
       ? {}
       : { autocompleteTimeoutMs: deps.autocompleteTimeoutMs }),
+    ...(deps.formTimeoutMs === undefined ? {} : { formTimeoutMs: deps.formTimeoutMs }),
     commandRateLimit: options.commandRateLimit,
     ...(deps.observer === undefined ? {} : { observer: deps.observer }),
   });

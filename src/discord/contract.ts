@@ -134,6 +134,20 @@ export type SelectHandler<C> = ComponentHandler<
 /** A modal submit's handler, keyed by `<namespace>:<action>` of the modal's custom_id. */
 export type ModalHandler<C> = ComponentHandler<C, ModalSubmitInteraction>;
 
+/**
+ * A command whose first answer may be a form (a modal: Discord takes one only as the first answer, so it
+ * cannot follow a deferral). Run before anything is acknowledged, with the interaction's context, for at
+ * most `FORM_TIMEOUT_MS` (src/discord/router.ts): a modal returned in time is shown and `execute` is not
+ * run (what the member types arrives as a modal submit, routed by the modal's custom_id to `modals`);
+ * undefined, a late answer or a failure defers and runs `execute` as usual, so `execute` must make the
+ * same checks and say something useful when everything was fine but the form could not open in time.
+ * A `UserFacingError` thrown here is the answer (privately), so a refusal needs no `execute` round.
+ */
+export type FormOpener<I, C> = (
+  interaction: I,
+  context: C,
+) => Promise<APIModalInteractionResponseCallbackData | undefined>;
+
 export interface ChatCommand<C> {
   readonly kind: 'chat';
   readonly data: RESTPostAPIChatInputApplicationCommandsJSONBody;
@@ -142,6 +156,8 @@ export interface ChatCommand<C> {
   /** Whether the first reply is ephemeral; default false. */
   ephemeral?(interaction: Incoming<ChatInputCommandInteraction>): boolean;
   execute(interaction: Incoming<ChatInputCommandInteraction>, context: C): Promise<Reply>;
+  /** A form to open as the first answer instead of running `execute`: see `FormOpener`. */
+  readonly form?: FormOpener<Incoming<ChatInputCommandInteraction>, C>;
   /** Choices for the focused option; the runtime answers within 3 s whatever happens. */
   autocomplete?(
     interaction: Incoming<AutocompleteInteraction>,
@@ -161,6 +177,8 @@ export interface MessageCommand<C> {
   readonly requires?: Requirements;
   ephemeral?(interaction: Incoming<MessageContextMenuCommandInteraction>): boolean;
   execute(interaction: Incoming<MessageContextMenuCommandInteraction>, context: C): Promise<Reply>;
+  /** A form to open as the first answer instead of running `execute`: see `FormOpener`. */
+  readonly form?: FormOpener<Incoming<MessageContextMenuCommandInteraction>, C>;
   readonly buttons?: Readonly<Record<string, ButtonHandler<C>>>;
   readonly selects?: Readonly<Record<string, SelectHandler<C>>>;
   readonly modals?: Readonly<Record<string, ModalHandler<C>>>;

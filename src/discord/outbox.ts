@@ -47,7 +47,13 @@ export type Answerable =
   | ModalSubmitInteraction;
 
 /** The interactions that may answer with a modal: a click on a message component. */
-export type ModalOpener = ButtonInteraction | StringSelectMenuInteraction | ChannelSelectMenuInteraction;
+/** What Discord lets answer with a modal: a command (its first answer) or a message component. */
+export type ModalOpener =
+  | ButtonInteraction
+  | StringSelectMenuInteraction
+  | ChannelSelectMenuInteraction
+  | ChatInputCommandInteraction
+  | MessageContextMenuCommandInteraction;
 
 /** Discord's limits on an interaction token: 3 s to acknowledge, then 15 min to edit and follow up. */
 const ANSWER_WINDOW_MS = 3000;

@@ -8,6 +8,7 @@
  * shares a site's slots fairly between them), autocomplete in its own small capped share.
  */
 import {
+  type APIModalInteractionResponseCallbackData,
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChannelSelectMenuInteraction,
@@ -34,6 +35,7 @@ import type {
   ChatCommand,
   Command,
   ContextFactory,
+  FormOpener,
   InteractionKind,
   MessageCommand,
   Reply,
@@ -61,7 +63,26 @@ export interface RouterDeps<C> {
   readonly commandRateLimit?: RateLimit | undefined;
   /** Told when each interaction is acknowledged and answered (metrics); default: nobody. */
   readonly observer?: RuntimeObserver;
+  /** How long a command's `form` may take before the command is deferred instead; default FORM_TIMEOUT_MS. */
+  readonly formTimeoutMs?: number;
 }
+
+/**
+ * How long a command's `form` (contract.ts `FormOpener`) may take to decide. A modal must be the first
+ * answer, within Discord's 3 s; what is left of them after this still covers the callback itself, or the
+ * deferral of a command whose form came too late.
+ */
+export const FORM_TIMEOUT_MS = 1500;
+
+/** What came of asking a command for its form. */
+type FormOutcome<C> =
+  | {
+      readonly kind: 'done';
+      readonly context: C;
+      readonly modal: APIModalInteractionResponseCallbackData | undefined;
+    }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'late' };
 
 export interface InteractionRouter {
   /** `facts`: what the raw interaction said of its channel, for when discord.js made no channel of it. */
@@ -113,6 +134,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const now = deps.now ?? Date.now;
   const describeError = deps.describeError ?? runtimeErrorText;
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
+  const formTimeoutMs = deps.formTimeoutMs ?? FORM_TIMEOUT_MS;
   const admissions = createAdmissions({ commandRateLimit: deps.commandRateLimit, now });
   const outbox = createOutbox({ describeError, logger: deps.logger });
   const observer = deps.observer ?? {};
@@ -171,11 +193,37 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     return undefined;
   }
 
+  /**
+   * Asks `form` for a form within `formTimeoutMs`, with the context built for it. A late answer is left to
+   * settle unseen (a failure in it is only logged): the command is deferred and runs as if it had none.
+   */
+  async function askForm<I extends Interaction>(
+    interaction: I,
+    form: FormOpener<I, C>,
+    logger: Logger,
+    facts: ChannelFacts | undefined,
+  ): Promise<FormOutcome<C>> {
+    const decided = (async (): Promise<FormOutcome<C>> => {
+      const context = await deps.context(interaction, logger, channelOf(interaction, facts));
+      return { kind: 'done', context, modal: await form(interaction, context) };
+    })().catch((error: unknown): FormOutcome<C> => ({ kind: 'failed', error }));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<FormOutcome<C>>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: 'late' }), formTimeoutMs);
+    });
+    try {
+      return await Promise.race([decided, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A slash command or a message menu command: acknowledged as it asks, then run, then answered. */
   async function runCommand<I extends ChatInputCommandInteraction | MessageContextMenuCommandInteraction>(
     interaction: I,
     command: {
       readonly requires?: Requirements;
+      readonly form?: FormOpener<I, C>;
       ephemeral?(interaction: I): boolean;
       execute(interaction: I, context: C): Promise<Reply>;
     },
@@ -185,6 +233,21 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   ): Promise<void> {
     let ack: Ack = 'none';
     try {
+      let ready: C | undefined;
+      // A form must be the first answer: asked for before any deferral, and only of a member the command serves.
+      if (command.form !== undefined && refusalOf(interaction, command.requires) === undefined) {
+        const outcome = await askForm(interaction, command.form, logger, facts);
+        if (outcome.kind === 'done' && outcome.modal !== undefined) {
+          await outbox.showModal(interaction, outcome.modal);
+          watched.acknowledged();
+          watched.answered('ok');
+          return;
+        }
+        if (outcome.kind === 'failed' && outcome.error instanceof UserFacingError) throw outcome.error;
+        if (outcome.kind === 'failed') logger.warn({ err: outcome.error }, 'the form could not be decided');
+        if (outcome.kind === 'late') logger.info({ timeoutMs: formTimeoutMs }, 'the form came too late');
+        if (outcome.kind === 'done') ready = outcome.context;
+      }
       const asked = command.ephemeral?.(interaction) ?? false;
       // Where Discord shows the answer to the member alone anyway, answer privately and say why.
       const forced = !asked && answersForcedPrivate(interaction);
@@ -196,7 +259,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       if (refused !== undefined) throw refused;
       const reply = await command.execute(
         interaction,
-        await deps.context(interaction, logger, channelOf(interaction, facts)),
+        ready ?? (await deps.context(interaction, logger, channelOf(interaction, facts))),
       );
       await outbox.send(interaction, ack, forced ? withPrivateNote(reply, interaction.locale) : reply);
       watched.answered('ok');

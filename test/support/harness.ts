@@ -48,7 +48,9 @@ export interface HarnessOptions {
   /** Start the bot right away (default true). */
   readonly start?: boolean;
   /** Bot dependencies; `now` is the base of `botClock`. */
-  readonly bot?: Partial<Pick<BotDeps<unknown>, 'autocompleteTimeoutMs' | 'now' | 'clientOptions'>> & {
+  readonly bot?: Partial<
+    Pick<BotDeps<unknown>, 'autocompleteTimeoutMs' | 'formTimeoutMs' | 'now' | 'clientOptions'>
+  > & {
     /** In place of the real command list. */
     readonly commands?: readonly Command[];
   };
@@ -175,6 +177,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...features,
       ...(options.bot?.commands === undefined ? {} : { commands: options.bot.commands }),
       autocompleteTimeoutMs: options.bot?.autocompleteTimeoutMs ?? 2200,
+      ...(options.bot?.formTimeoutMs === undefined ? {} : { formTimeoutMs: options.bot.formTimeoutMs }),
       now: botClock.now,
       ...(options.bot?.clientOptions === undefined ? {} : { clientOptions: options.bot.clientOptions }),
       ...(options.observers?.runtime === undefined ? {} : { observer: options.observers.runtime }),
