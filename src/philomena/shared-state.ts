@@ -51,7 +51,8 @@ export interface SharedSiteState {
  * Every method may reject (the backend is away): the budget then keeps to a small share of each window on
  * its own (`SHARED_FALLBACK_SHARE`), and asks the backend again with its next grant.
  */
-export type SharedWindowName = 'overall' | 'search' | 'autocomplete' | 'autocomplete-search';
+export type SharedWindowName =
+  'overall' | 'search' | 'autocomplete' | 'autocomplete-search' | 'account' | 'account-search';
 
 export interface SharedWindow {
   readonly name: SharedWindowName;

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { useFakeBoard } from '../support/board.js';
 import { FAKE_KEY, IDS, type FakePhilomena } from '../fakes/philomena/index.js';
+import { createRequestBudget, type BudgetSlot } from '../../src/philomena/budget/index.js';
 import {
   createFairQueue,
   dequeue,
@@ -17,7 +18,7 @@ import {
 import { createClientRegistry } from '../../src/philomena/registry.js';
 import type { RequestContext } from '../../src/philomena/request-context.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { fakeClock } from './timer-clock.js';
+import { fakeClock, flush } from './timer-clock.js';
 
 let booru: FakePhilomena;
 let site: Site;
@@ -96,5 +97,70 @@ describe('the account class in the queue', () => {
         '/api/v1/json/search/images -',
       ],
     );
+  });
+});
+
+/** Releases each of `held` once granted, window after window, until every one was granted. */
+async function drainAll(held: readonly Promise<BudgetSlot>[], clock: ReturnType<typeof fakeClock>) {
+  let done = 0;
+  for (const wait of held) {
+    void wait.then((slot) => {
+      slot.release();
+      done += 1;
+    });
+  }
+  for (let window = 0; window < 20 && done < held.length; window += 1) await clock.advance(1_000);
+  expect(done).toBe(held.length);
+}
+
+describe("the account class's share of each window", () => {
+  const IMAGE = '/api/v1/json/images/1';
+  const SEARCH = '/api/v1/json/search/images?q=my:faves';
+  const who = (priority: RequestContext['priority'], member: string): { requester: RequestContext } => ({
+    requester: { priority, server: 'g1', member },
+  });
+
+  it('GIVEN members flooding requests with their own keys THEN they hold at most a third of the window, and a link card and a feed poll still go at once', async () => {
+    const clock = fakeClock();
+    const budget = createRequestBudget({ site: 't', overall: { limit: 6, windowMs: 1_000 }, ...clock });
+    const granted: string[] = [];
+    const take = (priority: RequestContext['priority'], member: string): Promise<BudgetSlot> =>
+      budget.acquire(IMAGE, who(priority, member)).then((slot) => {
+        granted.push(priority);
+        return slot;
+      });
+    // Held in flight, the worst case: nothing frees while the flood waits.
+    const flood = ['a', 'b', 'c', 'a', 'b', 'c'].map((member) => take('account', member));
+    await flush();
+    expect(granted).toEqual(['account', 'account']);
+    const card = take('unfurl', 'u');
+    const poll = take('feed', 'feed');
+    await flush();
+    expect(granted).toEqual(['account', 'account', 'unfurl', 'feed']);
+    expect(budget.stats()).toMatchObject({ inWindow: 4, accountInWindow: 2, queued: 4 });
+    for (const slot of await Promise.all([card, poll])) slot.release();
+    await drainAll(flood, clock);
+  });
+
+  it('GIVEN the search window and a flood of my: searches THEN the flood holds at most a third of the search window too, and another member searches at once', async () => {
+    const clock = fakeClock();
+    const budget = createRequestBudget({
+      site: 't',
+      overall: { limit: 20, windowMs: 1_000 },
+      search: { limit: 6, windowMs: 1_000 },
+      ...clock,
+    });
+    const flood = Array.from({ length: 5 }, (_, i) => budget.acquire(SEARCH, who('account', `m${i}`)));
+    await flush();
+    expect(budget.stats()).toMatchObject({ searchInWindow: 2, accountSearchInWindow: 2, queued: 3 });
+    const other = await budget.acquire(SEARCH, who('interactive', 'other'));
+    expect(budget.stats()).toMatchObject({ searchInWindow: 3 });
+    other.release();
+    await drainAll(flood, clock);
+  });
+
+  it('GIVEN a share outside 0..1 THEN the budget is refused at creation', () => {
+    expect(() => createRequestBudget({ site: 't', accountShare: 1.5 })).toThrow(/accountShare/);
+    expect(() => createRequestBudget({ site: 't', accountShare: Number.NaN })).toThrow(/accountShare/);
   });
 });

@@ -19,6 +19,10 @@
  *   `account` waiter (a member's own key), every `account` waiter before any `unfurl` waiter, and every
  *   `unfurl` waiter before any `feed` waiter (background polls, which give up and try again at their next
  *   interval rather than wait long).
+ * - `account` requests also count in a share of each window (`accountShare`, a third by default) and wait
+ *   for room in it: a member's own lists are their business, and a few members paging through them as
+ *   fast as they can must not hold every slot, which would make everyone else's commands wait a window
+ *   for each freed slot and starve link cards and feeds (bench/member-requests.bench.ts showed both).
  * - Within a class, round-robin over the servers that have waiters, and within a server over its members:
  *   a server or member that was just served goes to the back of the line. Within one member, FIFO.
  *   Requests without a server or member share one anonymous group (a program using the library alone).
@@ -62,6 +66,7 @@ import {
 } from './fair-queue.js';
 import { createSharedBudget, type SharedBudget } from './shared.js';
 import {
+  ACCOUNT_SHARE,
   DEFAULT_AUTOCOMPLETE_LIMIT,
   DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT,
   DEFAULT_OVERALL,
@@ -133,7 +138,29 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
     },
     occupants: [],
   };
-  const allWindows = [overall, search, autocompleteOverall, autocompleteSearch];
+  const accountShare = options.accountShare ?? ACCOUNT_SHARE;
+  if (!(accountShare >= 0 && accountShare <= 1)) {
+    throw new RangeError(`accountShare must be between 0 and 1, got ${String(accountShare)}`);
+  }
+  /** Members' own keys' share of `window`: named, so with `shared` it is one share for every process. */
+  const accountShareOf = (window: Window, name: 'account' | 'account-search'): Window => ({
+    name,
+    spec: {
+      limit: Math.max(1, Math.floor(window.spec.limit * accountShare)),
+      windowMs: window.spec.windowMs,
+    },
+    occupants: [],
+  });
+  const accountOverall = accountShareOf(overall, 'account');
+  const accountSearch = accountShareOf(search, 'account-search');
+  const allWindows = [
+    overall,
+    search,
+    autocompleteOverall,
+    autocompleteSearch,
+    accountOverall,
+    accountSearch,
+  ];
   const queue = createFairQueue<Waiter>();
   let timer: { handle: unknown; at: number } | undefined;
   const shared: SharedBudget | undefined =
@@ -216,6 +243,9 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
       return isSearch
         ? [overall, search, autocompleteOverall, autocompleteSearch]
         : [overall, autocompleteOverall];
+    }
+    if (priority === 'account') {
+      return isSearch ? [overall, search, accountOverall, accountSearch] : [overall, accountOverall];
     }
     return isSearch ? [overall, search] : [overall];
   }
@@ -391,6 +421,8 @@ export function createRequestBudget(options: BudgetOptions): RequestBudget {
         searchInWindow: search.occupants.length,
         autocompleteInWindow: autocompleteOverall.occupants.length,
         autocompleteSearchInWindow: autocompleteSearch.occupants.length,
+        accountInWindow: accountOverall.occupants.length,
+        accountSearchInWindow: accountSearch.occupants.length,
         inFlight: inFlight(overall),
       };
     },

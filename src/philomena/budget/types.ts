@@ -15,6 +15,13 @@ export interface BudgetOptions {
   readonly autocompleteSearchLimit?: number;
   /** Autocomplete's share of the overall window (same span). Default 6. */
   readonly autocompleteLimit?: number;
+  /**
+   * The share of each window (overall and search, same spans) that requests made with members' own keys
+   * (class `account`) may hold together, from 0 (none) to 1 (all): they wait for room in it as in the
+   * window itself, so a few members flooding their own lists cannot take every slot from the others'
+   * commands, link cards and feeds. At least one slot of each window. Default ACCOUNT_SHARE (a third).
+   */
+  readonly accountShare?: number;
   /** Waiters beyond this are refused at once. Default 100. */
   readonly maxQueue?: number;
   /** Waiters one server may have queued (every class). Default half of `maxQueue` (no server holds most of it), at least 1. */
@@ -46,6 +53,9 @@ export interface BudgetStats {
   /** The same for autocomplete's shares of the overall and search windows. */
   readonly autocompleteInWindow: number;
   readonly autocompleteSearchInWindow: number;
+  /** The same for the share of members' own keys (class `account`) of the overall and search windows. */
+  readonly accountInWindow: number;
+  readonly accountSearchInWindow: number;
   /** Requests granted and not yet released. */
   readonly inFlight: number;
 }
@@ -83,3 +93,5 @@ export const DEFAULT_OVERALL: WindowSpec = { limit: 30, windowMs: 5_000 };
 export const DEFAULT_SEARCH: WindowSpec = { limit: 20, windowMs: 10_000 };
 export const DEFAULT_AUTOCOMPLETE_LIMIT = 6;
 export const DEFAULT_AUTOCOMPLETE_SEARCH_LIMIT = 4;
+/** Members' own keys' share of each window (`BudgetOptions.accountShare`). */
+export const ACCOUNT_SHARE = 1 / 3;
