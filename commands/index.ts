@@ -36,6 +36,10 @@ import { createSiteDirectory } from './shared/site-directory.js';
 import { userErrorText } from './shared/error-texts.js';
 import { resolveView } from './shared/view.js';
 import { tagCommand } from './tag/tag.js';
+import { createUploadCaps } from './upload/upload-caps.js';
+import { createUploadMenuCommand } from './upload/upload-menu.js';
+import { createUploadCommand } from './upload/upload.js';
+import type { UploadFeature } from './upload/upload-send.js';
 import { showCardCommand } from './unfurl/show-card.js';
 import { createUnfurlHandler, type UnfurlDecision } from './unfurl/unfurl.js';
 
@@ -55,8 +59,11 @@ export function allCommands(
     readonly members?: MemberSettings;
     /** `/settings export` and `import`; a list made only to be registered goes without. */
     readonly transfer?: SettingsCommandOptions['transfer'];
+    /** UPLOADS and the upload caps; a list made only to be registered goes without (uploads off). */
+    readonly uploads?: UploadFeature;
   } = {},
 ): readonly Command[] {
+  const uploads = options.uploads ?? UPLOADS_OFF;
   return localiseCommands([
     imageCommand,
     searchCommand,
@@ -74,7 +81,10 @@ export function allCommands(
     createMeCommand({
       ...(options.defaultSite === undefined ? {} : { defaultSite: options.defaultSite }),
       ...(options.members === undefined ? {} : { members: options.members }),
+      ...(options.uploads === undefined ? {} : { alsoKept: [options.uploads.caps] }),
     }),
+    createUploadCommand(uploads),
+    createUploadMenuCommand(uploads),
   ]);
 }
 
@@ -99,6 +109,20 @@ const UNCONFIGURED_FEEDS: FeedCommandOptions = {
   },
   perServer: 0,
   intervalMs: 0,
+};
+
+const uploadsNotConfigured = (): Promise<never> =>
+  Promise.reject(new Error('uploads are not configured in this command list'));
+
+/** Uploads as registered only: off everywhere, so the caps are never reached. */
+const UPLOADS_OFF: UploadFeature = {
+  sites: [],
+  caps: {
+    check: uploadsNotConfigured,
+    reserve: uploadsNotConfigured,
+    finish: uploadsNotConfigured,
+    forget: uploadsNotConfigured,
+  },
 };
 
 export interface FeatureDeps {
@@ -153,12 +177,13 @@ export function createFeatures(deps: FeatureDeps): Features {
   const reverseGate = createReverseGate();
 
   /**
-   * What the member keeps for themselves applies to what they ask for: their hidden tags everywhere (not
-   * in autocomplete, which shows names, not images), their filters only where no server decides (outside
-   * servers, and in a server the bot is not in: a user install; discord.js knows every server the bot is
-   * in). A record that cannot be read is said in the log and the interaction goes on without it: the
-   * member's lists are their preference, the floor, the server's rules and the rating rule hold without
-   * them, and a store outage must not stop every command (/me itself says when it cannot read or save).
+   * What the member keeps for themselves applies to what they ask for (not autocomplete, which shows
+   * names, not images): their hidden tags everywhere; their filters and their linked accounts' filters
+   * where neither the channel nor the server chose a filter for the site (commands/shared/view.ts: a
+   * filter the server chose always wins, so `serverDecides` needs no special case here). A record that
+   * cannot be read is said in the log and the interaction goes on without it: the member's lists are
+   * their preference, the floor, the server's rules and the rating rule hold without them, and a store
+   * outage must not stop every command (/me itself says when it cannot read or save).
    */
   async function ownLayers(
     interaction: Interaction,
@@ -166,22 +191,30 @@ export function createFeatures(deps: FeatureDeps): Features {
   ): Promise<{
     readonly memberFilters?: Readonly<Record<string, number>>;
     readonly memberHidden?: readonly string[];
+    readonly linkedSites?: ReadonlySet<string>;
   }> {
     if (interaction.type === InteractionType.ApplicationCommandAutocomplete) return {};
-    const serverDecides = interaction.guildId !== null && interaction.guild !== null;
-    try {
-      const record = await members.get(interaction.user.id);
-      return {
-        ...(serverDecides ? {} : { memberFilters: record.filters }),
-        ...(record.hiddenTags.length === 0 ? {} : { memberHidden: record.hiddenTags }),
-      };
-    } catch (error) {
-      log.warn(
-        { err: error },
-        "the member's own settings could not be read: their hidden tags and filter do not apply",
-      );
-      return {};
-    }
+    const [record, linked] = await Promise.all([
+      members.get(interaction.user.id).catch((error: unknown) => {
+        log.warn(
+          { err: error },
+          "the member's own settings could not be read: their hidden tags and filter do not apply",
+        );
+        return undefined;
+      }),
+      memberKeys.sites(interaction.user.id).catch((error: unknown) => {
+        log.warn(
+          { err: error },
+          "the member's linked accounts could not be read: their filters do not apply",
+        );
+        return [];
+      }),
+    ]);
+    return {
+      ...(record === undefined ? {} : { memberFilters: record.filters }),
+      ...(record === undefined || record.hiddenTags.length === 0 ? {} : { memberHidden: record.hiddenTags }),
+      ...(linked.length === 0 ? {} : { linkedSites: new Set(linked.map((site) => site.siteId)) }),
+    };
   }
 
   const observe = deps.onRuleDecision;
@@ -205,6 +238,7 @@ export function createFeatures(deps: FeatureDeps): Features {
       },
       viewDeps,
     ),
+    userId: interaction.user.id,
     registry,
     settings,
     sites,
@@ -252,6 +286,15 @@ export function createFeatures(deps: FeatureDeps): Features {
       feeds: { feeds, perServer: config.feedsPerServer, intervalMs: config.feedIntervalMs },
       members,
       transfer: createSettingsTransfer({ store: deps.store, feeds, perServer: config.feedsPerServer }),
+      uploads: {
+        sites: config.uploads.sites,
+        caps: createUploadCaps({
+          store: deps.store,
+          perMemberHour: config.uploads.perMemberHour,
+          perSiteHour: config.uploads.perSiteHour,
+          now,
+        }),
+      },
     }),
     context,
     messageHandlers: [unfurl],

@@ -9,6 +9,7 @@ import { ConfigError, SiteUrlError } from './errors.js';
 import { isLocalNetworkHost, resolveSite } from './philomena/sites.js';
 import { normaliseTagName } from './render/content-rules.js';
 import { storeUrlProblem } from './store/index.js';
+import { checkUploadSites, uploadsEnv, uploadsOf } from './upload-config.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -341,8 +342,10 @@ const envSchema = z
     ),
     MEMBER_KEY_SECRET: optional(memberKeySecret),
     MEMBER_KEY_SECRET_PREVIOUS: optional(memberKeySecret),
+    ...uploadsEnv,
   })
   .superRefine((env, ctx) => {
+    checkUploadSites(env, ctx);
     // A previous secret alone is a rotation half done: nothing could be sealed, and the keys would read as
     // if the secret were current.
     if (env.MEMBER_KEY_SECRET_PREVIOUS !== undefined && env.MEMBER_KEY_SECRET === undefined) {
@@ -424,6 +427,11 @@ export const configSchema = envSchema.transform((env) => ({
    */
   memberKeySecret: env.MEMBER_KEY_SECRET,
   memberKeySecretPrevious: env.MEMBER_KEY_SECRET_PREVIOUS,
+  /**
+   * Members' uploads with their own keys (issue 22 §2; commands/upload/): the sites they are on (`all`, or
+   * site ids; none by default) and the caps, per member and per site in any hour.
+   */
+  uploads: uploadsOf(env),
   /**
    * The gateway shards this process connects: 'auto' (the default) is every shard Discord recommends;
    * else `ids` of `count` (SHARD_IDS of SHARD_COUNT; every shard when SHARD_IDS is unset).

@@ -4,6 +4,7 @@ import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } f
 import { cardMessage, mergedNote, revealCodec, showImage } from '../shared/show-image.js';
 import { parseImageInput } from './image-input.js';
 import { whyButtons } from '../shared/why-button.js';
+import { boardFor } from '../shared/member-board.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 
 async function reveal(
@@ -14,9 +15,10 @@ async function reveal(
   const fields = revealCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
   if (fields === undefined) throw new UserFacingError('button.gone', 'This button no longer works.');
   const { imageId, site } = fields;
-  // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds.
-  const view = context.view.forSite(site);
-  const { fetched, card } = await showImage(context.registry.client(site), imageId, view, context.logger, {
+  // Reveal lifts the spoiler for the clicker alone; the channel's rating rule still holds. Read as the
+  // clicker asks (their own account where it decides for them).
+  const board = await boardFor(context, context.view.forSite(site));
+  const { fetched, card } = await showImage(board.client, imageId, board.view, context.logger, {
     reveal: true,
   });
   return messageReply(cardMessage(card, site, fetched.image.id, { revealable: false }));
@@ -49,13 +51,8 @@ export const imageCommand = {
         'Give an image id (like 1234) or a link to an image on a supported site.',
       );
     }
-    const view = context.view.forSite(target.site);
-    const { fetched, card } = await showImage(
-      context.registry.client(target.site),
-      target.imageId,
-      view,
-      context.logger,
-    );
+    const board = await boardFor(context, context.view.forSite(target.site));
+    const { fetched, card } = await showImage(board.client, target.imageId, board.view, context.logger);
     const note = mergedNote(fetched, card.say);
     return messageReply(
       cardMessage(card, target.site, fetched.image.id, note === undefined ? {} : { content: note }),

@@ -5,9 +5,9 @@
  * `me.` keys of locales/, through `context.locale`); board words and command names stay as written.
  *
  * - `/me unfurl enabled:` the member's own links are not unfurled anywhere while off;
- * - `/me filter filter_id:` (or `reset:`) a public or system board filter for the places no server decides
- *   (DMs, group DMs, servers without the bot: commands/shared/view.ts); checked with the board exactly as
- *   `/settings filter` checks (commands/shared/board-filters.ts);
+ * - `/me filter filter_id:` (or `reset:`) a board filter for the places where neither the channel nor the
+ *   server chose one (DMs, group DMs, servers without the bot or that chose none: commands/shared/view.ts);
+ *   a public or system one, or with a linked account one of their own (me-filter.ts);
  * - `/me show` everything kept about the member, and where each applies;
  * - `/me forget` deletes all of it at once.
  * - `/me hide tags:` and `/me unhide tags:` the member's own hidden tags (at most 200), applied to what
@@ -21,9 +21,7 @@ import type { Incoming, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { shippedTranslator, type MessageParams, type Translator } from '../../src/i18n/index.js';
 import type { Site } from '../../src/philomena/sites.js';
-import { describeFilter } from '../../src/render/filter-summary.js';
 import { escapeMarkdown, MESSAGE_CONTENT_MAX, truncateMarkdown } from '../../src/render/index.js';
-import { filterTagNames, usableFilter } from '../shared/board-filters.js';
 import {
   LOOKUP_CONTEXTS,
   LOOKUP_INSTALLS,
@@ -40,6 +38,7 @@ import {
   type ListsChange,
 } from '../shared/tag-changes.js';
 import { TAG_LIST_MAX } from '../shared/tag-lists.js';
+import { filterChoices, memberFilter } from './me-filter.js';
 import { forgetKeys, link, linkComponents, linkedLines, unlink } from './me-keys.js';
 import { memberFacing, type MemberSettings, type MemberSettingsRecord } from './member-settings.js';
 
@@ -67,61 +66,51 @@ async function unfurl(
   return textReply(say(on ? 'me.unfurl.on' : 'me.unfurl.off'));
 }
 
+/** The site a `site:` choice names; the bot's own site when none was given; undefined when unknown. */
+function siteOf(choice: string | null, context: CommandContext): Site | undefined {
+  if (choice === null || choice === DEFAULT_SITE_CHOICE) return context.sites.defaultSite;
+  return context.sites.byId(choice);
+}
+
 /** The site a `site:` choice names; the bot's own site when none was given. */
 function chosenSite(interaction: Incoming<ChatInputCommandInteraction>, context: CommandContext): Site {
-  const choice = interaction.options.getString('site');
-  if (choice === null || choice === DEFAULT_SITE_CHOICE) return context.sites.defaultSite;
-  const site = context.sites.byId(choice);
+  const site = siteOf(interaction.options.getString('site'), context);
   if (site === undefined) {
     throw new UserFacingError('me.unknown-site', 'Unknown site: pick one from the list.');
   }
   return site;
 }
 
-async function filter(
+function filter(
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   members: MemberSettings,
   say: Say,
 ): Promise<Reply> {
-  const site = chosenSite(interaction, context);
-  const id = interaction.options.getInteger('filter_id');
-  const reset = interaction.options.getBoolean('reset') === true;
-  const siteName = escapeMarkdown(site.name);
-  const where = say('me.filter.where');
-  if (id !== null && reset) {
-    throw new UserFacingError(
-      'me.filter-and-reset',
-      'Give either a `filter_id` to use or `reset:True` to clear yours, not both.',
-    );
-  }
-  if (reset) {
-    await members.setFilter(interaction.user.id, site.id, undefined);
-    return textReply(say('me.filter.cleared', { site: siteName }));
-  }
-  if (id === null) {
-    const own = (await members.get(interaction.user.id)).filters[site.id];
-    // A filter id is a name, not a quantity: a string, as the board's URL writes it, never "12,345".
-    return textReply(
-      own === undefined
-        ? `${say('me.filter.none', { site: siteName })} ${where}`
-        : `${say('me.filter.current', { site: siteName, filter: String(own) })} ${where} ${say('me.filter.clear-hint')}`,
-    );
-  }
-  const chosen = await usableFilter(id, site, context);
-  await members.setFilter(interaction.user.id, site.id, chosen.id);
-  const names = await filterTagNames(context.registry.client(site), chosen, context.logger);
-  return textReply(
-    `${say('me.filter.set', { site: siteName })} ${where}\n${describeFilter(chosen, site, names, { say })}`,
-  );
+  return memberFilter(interaction, chosenSite(interaction, context), context, members, say);
 }
 
-/** Everything kept about the member, plainly, each with where it applies. */
-function describeMember(record: MemberSettingsRecord, sites: CommandContext['sites'], say: Say): string {
-  const filters = Object.entries(record.filters).map(([siteId, filterId]) => {
-    const name = sites.byId(siteId)?.name ?? siteId;
-    return say('me.show.filter-line', { site: escapeMarkdown(name), filter: String(filterId) });
-  });
+/**
+ * Everything kept about the member, plainly, each with where it applies. On a linked site (`linked`, site
+ * ids) the filter line says the account reads it: the chosen filter, else the account's current one.
+ */
+function describeMember(
+  record: MemberSettingsRecord,
+  linked: ReadonlySet<string>,
+  sites: CommandContext['sites'],
+  say: Say,
+): string {
+  const siteName = (siteId: string) => escapeMarkdown(sites.byId(siteId)?.name ?? siteId);
+  const chosen = Object.entries(record.filters).map(([siteId, filterId]) =>
+    say(linked.has(siteId) ? 'me.show.filter-line-linked' : 'me.show.filter-line', {
+      site: siteName(siteId),
+      filter: String(filterId),
+    }),
+  );
+  const accounts = [...linked]
+    .filter((siteId) => record.filters[siteId] === undefined)
+    .map((siteId) => say('me.show.account-line', { site: siteName(siteId) }));
+  const filters = [...chosen, ...accounts];
   const tags = record.hiddenTags.map((tag) => `\`${tag.replaceAll('`', "'")}\``);
   return [
     say('me.show.title'),
@@ -141,11 +130,12 @@ async function show(
   say: Say,
 ): Promise<Reply> {
   const record = await members.get(interaction.user.id);
+  const linked = new Set((await context.memberKeys.sites(interaction.user.id)).map((site) => site.siteId));
   const keys = (await linkedLines(interaction.user.id, context.memberKeys, context.sites, say)).join('\n');
   // The hidden tags come last of the settings: a long list is what the 2,000 characters cut, never the
   // rest; the linked accounts follow, whole (at most LINKED_SITES_MAX short lines), room kept for them.
   const settings = truncateMarkdown(
-    describeMember(record, context.sites, say),
+    describeMember(record, linked, context.sites, say),
     MESSAGE_CONTENT_MAX - keys.length - 1,
   );
   return textReply(`${settings}\n${keys}`);
@@ -219,6 +209,20 @@ export interface MeCommandOptions {
   readonly defaultSite?: Site;
   /** The catalogues the answers come from: the shipped ones unless a test brings its own (the pseudo-locale). */
   readonly translator?: Translator;
+  /** What other features keep about a member (the upload caps' counts): `/me forget` deletes it too. */
+  readonly alsoKept?: readonly { forget(userId: string): Promise<void> }[];
+}
+
+/** `members`, whose `forget` also deletes what `alsoKept` keeps about the member (after their own record). */
+function forgettingAll(members: MemberSettings, alsoKept: MeCommandOptions['alsoKept']): MemberSettings {
+  if (alsoKept === undefined || alsoKept.length === 0) return members;
+  return {
+    ...members,
+    async forget(userId) {
+      await members.forget(userId);
+      for (const kept of alsoKept) await kept.forget(userId);
+    },
+  };
 }
 
 export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
@@ -242,15 +246,18 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
       .addSubcommand((sub) =>
         sub
           .setName('filter')
-          .setDescription('Your board filter in DMs and servers without the bot (no option: show it)')
+          .setDescription('Your board filter where no server chose one (no option: show or list them)')
           .addIntegerOption((option) =>
             option
               .setName('filter_id')
-              .setDescription('A public or system filter: the number in the filter page URL')
-              .setMinValue(1),
+              .setDescription('Your own (with a linked account), a public or a system filter: its number')
+              .setMinValue(1)
+              .setAutocomplete(true),
           )
           .addBooleanOption((option) =>
-            option.setName('reset').setDescription("True: clear yours, back to the bot's default"),
+            option
+              .setName('reset')
+              .setDescription("True: clear yours, back to your account's filter or the bot's default"),
           )
           .addStringOption((option) =>
             option
@@ -314,11 +321,19 @@ export function createMeCommand(options: MeCommandOptions = {}): ChatCommand {
       )
       .toJSON(),
     ephemeral: () => true,
+    async autocomplete(interaction, context) {
+      const focused = interaction.options.getFocused(true);
+      if (interaction.options.getSubcommand(false) !== 'filter' || focused.name !== 'filter_id') return [];
+      const site = siteOf(interaction.options.getString('site'), context);
+      if (site === undefined) return [];
+      const words = translator();
+      return filterChoices(interaction, site, context, (key, params) => words.t(context.locale, key, params));
+    },
     buttons: components.buttons,
     modals: components.modals,
     async execute(interaction, context) {
-      const { members } = options;
-      if (members === undefined) throw new Error('/me is not configured in this command list');
+      if (options.members === undefined) throw new Error('/me is not configured in this command list');
+      const members = forgettingAll(options.members, options.alsoKept);
       const run = SUBCOMMANDS[interaction.options.getSubcommand(true)];
       if (run === undefined) throw new UserFacingError('me.unknown-subcommand', 'Unknown /me subcommand.');
       try {

@@ -8,8 +8,8 @@
  *   is damaged is logged and reads as unset (the member can set it again; nothing else can).
  *
  * What is kept, and nothing else: whether the member's own links unfurl, a board filter per site for the
- * places no server decides, and the member's hidden tags (bounded; the commands that keep them come next).
- * `forget` deletes the record at once.
+ * places no server decides (with a linked account, possibly a private filter of their own), and the
+ * member's hidden tags (bounded). `forget` deletes the record at once.
  */
 import type Keyv from 'keyv';
 import { z } from 'zod';
@@ -26,7 +26,11 @@ const TAG_NAME_MAX = 200;
 export interface MemberSettingsRecord {
   /** False when the member turned unfurling of their own links off (on by default). */
   readonly unfurl: boolean;
-  /** A public or system filter id by `Site.id`, for the places no server decides (commands/shared/view.ts). */
+  /**
+   * A filter id by `Site.id`, for the places where neither the channel nor the server chose one
+   * (commands/shared/view.ts): a public or system filter, or with a linked account one of the member's own
+   * (private ones included: their key reads it, commands/me/me-filter.ts).
+   */
   readonly filters: Readonly<Record<string, number>>;
   /** Tag names, as the board names them, hidden from what this member asks for; at most 200. */
   readonly hiddenTags: readonly string[];

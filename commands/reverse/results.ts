@@ -9,6 +9,7 @@ import type { ReverseSearchInput } from '../../src/philomena/client/types.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
+import { boardFor } from '../shared/member-board.js';
 import { buttonCodec, encodeTime, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
   buttonRow,
@@ -103,9 +104,11 @@ async function renderPage(
   const id = ids[state.page - 1];
   if (id === undefined)
     throw new UserFacingError('reverse.result-gone', 'That result is gone. Run the search again.');
-  const view = context.view.forSite(state.site);
+  // Each result's card is read as the member asks (their own account where it decides for them); the
+  // reverse search itself answers the same for everyone and stays on the shared client.
+  const { client, view } = await boardFor(context, context.view.forSite(state.site));
   const say = sayIn(view.locale);
-  const { fetched, card } = await showImage(context.registry.client(state.site), id, view, context.logger, {
+  const { fetched, card } = await showImage(client, id, view, context.logger, {
     footerExtra: say('reverse.card.position', { page: state.page, total: state.total }),
   });
   return cardMessage(card, state.site, fetched.image.id, {

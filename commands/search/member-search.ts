@@ -1,8 +1,10 @@
 /**
- * Which board client a /search goes through (issue 22 §2). A query with a `my:` term (my-terms.ts) reads
- * the searcher's own lists, so it goes with their linked key for the view's site, through
- * `registry.memberClient` (their own cache space, their budget class; src/philomena/client/member.ts);
- * any other search goes through the site's shared client, without a key, as before.
+ * Which board client a /search goes through (issue 22 §2). Where the searcher's own account decides the
+ * filter (commands/shared/member-board.ts: they linked the site, and neither the channel nor the server
+ * chose a filter), every search of theirs goes with their key. Elsewhere a query with a `my:` term
+ * (my-terms.ts) reads the searcher's own lists, so it goes with their linked key too, under the server's
+ * filter, through `registry.memberClient` (their own cache space, their budget class;
+ * src/philomena/client/member.ts); any other search goes through the site's shared client, without a key.
  *
  * - No linked key (or linking off): refused before any board request, telling the member to `/me link`;
  *   the `my:` term never reaches the board.
@@ -16,17 +18,19 @@
  */
 import { UserFacingError } from '../../src/discord/failures.js';
 import { BadQueryError, MemberKeyRefusedError } from '../../src/errors.js';
-import type { PhilomenaClient } from '../../src/philomena/client/types.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { escapeMarkdown } from '../../src/render/index.js';
 import type { CommandContext } from '../shared/context.js';
+import { accountKeyRefused, boardFor, dropKey, type Board } from '../shared/member-board.js';
+import type { View } from '../shared/view.js';
 import { hasMyTerm } from './my-terms.js';
 
-export interface SearchAccess {
-  /** The client of this search: the member's for a `my:` search, else the site's shared one. */
-  readonly client: PhilomenaClient;
-  /** Whether the search reads the member's own account. */
-  readonly member: boolean;
+/**
+ * The client of this search and the view it reads under (`member`: the client carries the member's key),
+ * and whether it reads the member's own lists (a `my:` term).
+ */
+export interface SearchAccess extends Board {
+  readonly lists: boolean;
 }
 
 function linkNeeded(site: Site): UserFacingError {
@@ -47,25 +51,28 @@ function keyRefused(site: Site): UserFacingError {
   );
 }
 
-/** The client for searching `query` on `site` as `userId`; throws `search.link-needed` without a key. */
+/**
+ * The client for searching `query` under `view` as the member of `context`; throws `search.link-needed`
+ * for a `my:` search without a linked key.
+ */
 export async function searchAccess(
   query: string,
-  site: Site,
-  userId: string,
+  view: View,
   context: CommandContext,
 ): Promise<SearchAccess> {
-  if (!hasMyTerm(query)) return { client: context.registry.client(site), member: false };
-  const key = await context.memberKeys.keyFor(userId, site.id);
-  if (key === undefined) throw linkNeeded(site);
-  return { client: context.registry.memberClient(site, { id: userId, key: key.reveal() }), member: true };
+  const board = await boardFor(context, view);
+  const lists = hasMyTerm(query);
+  if (!lists || board.member) return { ...board, lists };
+  const key = await context.memberKeys.keyFor(context.userId, view.site.id);
+  if (key === undefined) throw linkNeeded(view.site);
+  const client = context.registry.memberClient(view.site, { id: context.userId, key: key.reveal() });
+  return { client, view: board.view, member: true, lists };
 }
 
-/** Drops the member's key for `site` and the answers fetched with it; the error that tells them. */
-async function dropKey(site: Site, userId: string, context: CommandContext): Promise<UserFacingError> {
-  await context.memberKeys.unlink(userId, site.id);
-  context.registry.forgetMember(userId);
-  context.logger.info({ userId, siteId: site.id }, "the board refused a member's key: it was unlinked");
-  return keyRefused(site);
+/** Drops the member's key for `site`; the error that tells them, in the words of what they were doing. */
+async function dropped(access: SearchAccess, site: Site, userId: string, context: CommandContext) {
+  await dropKey(site, userId, context);
+  return access.lists ? keyRefused(site) : accountKeyRefused(site);
 }
 
 /** Whether the board still takes the member's key; a refusal drops it and throws `search.key-refused`. */
@@ -74,14 +81,15 @@ async function confirmKey(access: SearchAccess, site: Site, userId: string, cont
     // Fresh: linking the key cached this very answer from when the board still took it.
     await access.client.userFilters({ fresh: true });
   } catch (error) {
-    if (error instanceof MemberKeyRefusedError) throw await dropKey(site, userId, context);
+    if (error instanceof MemberKeyRefusedError) throw await dropped(access, site, userId, context);
     // Anything else (the board busy or down) leaves the search's own outcome standing.
   }
 }
 
 /**
- * Runs `work` (one page of a search through `access`). For a member search, a key the board refuses is
- * dropped and said, and an empty or refused search first checks the key (see the header).
+ * Runs `work` (one page of a search through `access`). For a search with the member's key, a key the
+ * board refuses is dropped and said, and an empty or refused `my:` search first checks the key (see the
+ * header: a plain search through the member's account needs no such check, its answer stands either way).
  */
 export async function searchWith<T>(
   access: SearchAccess,
@@ -95,10 +103,10 @@ export async function searchWith<T>(
   try {
     result = await work();
   } catch (error) {
-    if (error instanceof MemberKeyRefusedError) throw await dropKey(site, userId, context);
-    if (error instanceof BadQueryError) await confirmKey(access, site, userId, context);
+    if (error instanceof MemberKeyRefusedError) throw await dropped(access, site, userId, context);
+    if (access.lists && error instanceof BadQueryError) await confirmKey(access, site, userId, context);
     throw error;
   }
-  if (result === undefined) await confirmKey(access, site, userId, context);
+  if (access.lists && result === undefined) await confirmKey(access, site, userId, context);
   return result;
 }

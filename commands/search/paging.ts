@@ -45,6 +45,7 @@ import {
 } from './codec.js';
 import { GRID_SIZE, gridPages, pageResults, windowReader } from './window.js';
 import { searchAccess, searchWith } from './member-search.js';
+import { boardFor } from '../shared/member-board.js';
 
 function navButtons(state: SearchPage, say: Say): ControlRow[] {
   const button = (action: SearchAction, label: string, disabled: boolean): APIButtonComponent => ({
@@ -104,9 +105,11 @@ export async function renderSearchPage(
     readonly say?: Say;
     /** The board client of this search (member-search.ts `searchAccess`); the site's shared one by default. */
     readonly client?: PhilomenaClient;
+    /** The view it reads under (`searchAccess`'s); the context's for the search's site by default. */
+    readonly view?: View;
   },
 ): Promise<MessageBody | undefined> {
-  const view = context.view.forSite(state.site);
+  const view = options.view ?? context.view.forSite(state.site);
   const say = options.say ?? sayIn(view.locale);
   const client = options.client ?? context.registry.client(state.site);
   const [results, filter] = await Promise.all([
@@ -208,8 +211,8 @@ export function searchButtons(random: () => number = Math.random): Record<string
         );
       }
       const page = targetPage(action, state, random);
-      // A `my:` search pages with the searcher's key, looked up again here (never carried by the button).
-      const access = await searchAccess(stored.query, state.site, interaction.user.id, context);
+      // A search with the searcher's key pages with it, looked up again here (never carried by the button).
+      const access = await searchAccess(stored.query, context.view.forSite(state.site), context);
       const message = await searchWith(access, state.site, interaction.user.id, context, () =>
         renderSearchPage(
           stored.query,
@@ -217,8 +220,13 @@ export function searchButtons(random: () => number = Math.random): Record<string
           context,
           // Paging edits the message in place, which keeps its form; "Post publicly" is a new message.
           action === 'pub'
-            ? { withButtons: false, client: access.client }
-            : { withButtons: true, form: formOfMessage(interaction.message), client: access.client },
+            ? { withButtons: false, client: access.client, view: access.view }
+            : {
+                withButtons: true,
+                form: formOfMessage(interaction.message),
+                client: access.client,
+                view: access.view,
+              },
         ),
       );
       if (message === undefined) return dead(say('search.gone'));
@@ -242,8 +250,9 @@ export function searchSelects(): Record<string, SelectHandler> {
       const id = z.coerce.number().int().nonnegative().safeParse(interaction.values[0]);
       if (site === undefined || !id.success)
         throw new UserFacingError('search.choice-gone', 'That choice no longer works.');
-      const view = context.view.forSite(site);
-      const { fetched, card } = await showImage(context.registry.client(site), id.data, view, context.logger);
+      // The chosen card is read as the member asks (their own account where it decides for them).
+      const { client, view } = await boardFor(context, context.view.forSite(site));
+      const { fetched, card } = await showImage(client, id.data, view, context.logger);
       return messageReply(cardMessage(card, site, fetched.image.id));
     },
   };

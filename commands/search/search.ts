@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import { messageReply, type Incoming } from '../../src/discord/contract.js';
-import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
+import { type Command, type CommandContext, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { SEARCH_STATE_KIND, SORTS, VIEWS, type Sort } from './codec.js';
 import { noResultsText, renderSearchPage, searchButtons, searchSelects } from './paging.js';
-import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
+import { QUERY_MAX, queryChoices, typedMyLists } from '../shared/query-autocomplete.js';
 import { sayIn } from '../shared/say.js';
 import { searchAccess, searchWith } from './member-search.js';
 import { hasMyTerm } from './my-terms.js';
@@ -18,6 +18,16 @@ function answersPrivately(interaction: Incoming<ChatInputCommandInteraction>): b
   const chosen = interaction.options.getBoolean('private');
   if (chosen !== null) return chosen;
   return interaction.guildId !== null && hasMyTerm(interaction.options.getString('query', true));
+}
+
+/** Whether the member linked their account on `siteId`; a store that fails reads as not linked. */
+async function linked(siteId: string, context: CommandContext): Promise<boolean> {
+  try {
+    return (await context.memberKeys.sites(context.userId)).some((site) => site.siteId === siteId);
+  } catch (error) {
+    context.logger.warn({ err: error }, "the member's linked accounts could not be read: no my: suggestions");
+    return false;
+  }
 }
 
 export const searchCommand = {
@@ -60,7 +70,7 @@ export const searchCommand = {
     const site = context.view.site;
     const owner = interaction.user.id;
     // Before anything is stored or asked: a `my:` search without a linked key stops here.
-    const access = await searchAccess(query, site, owner, context);
+    const access = await searchAccess(query, context.view, context);
     const token = await context.state.put(SEARCH_STATE_KIND, { query, owner });
     const message = await searchWith(access, site, owner, context, () =>
       renderSearchPage(
@@ -78,18 +88,23 @@ export const searchCommand = {
           grid,
         },
         context,
-        { withButtons: true, client: access.client },
+        { withButtons: true, client: access.client, view: access.view },
       ),
     );
-    return messageReply(message ?? { content: noResultsText(context.view), embeds: [], components: [] });
+    return messageReply(message ?? { content: noResultsText(access.view), embeds: [], components: [] });
   },
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);
     if (focused.name !== 'query') return [];
-    return queryChoices(context.registry.client(context.view.site), focused.value, {
+    const site = context.view.site;
+    // `my:` terms only for a member who linked the site (their search would be refused otherwise); the
+    // store is read only while such a term is being typed.
+    const ownLists = typedMyLists(focused.value).length > 0 && (await linked(site.id, context));
+    return queryChoices(context.registry.client(site), focused.value, {
       ageRestricted: context.view.ageRestricted,
       signal: context.signal,
       say: sayIn(context.locale),
+      ownLists,
     });
   },
   buttons: searchButtons(),

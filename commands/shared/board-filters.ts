@@ -1,7 +1,8 @@
 /**
  * The filter policy of /settings and /me, and the board lookups behind it: only system and public filters are
  * usable (the bot asks without the key, so a private filter is not there for it), and the names of a
- * filter's tags come from one tag search.
+ * filter's tags come from one tag search. (A member with a linked account may also choose one of their own
+ * filters for themselves, private ones included: commands/me/me-filter.ts checks that with their key.)
  */
 import { escapeMarkdown } from '../../src/render/index.js';
 import { NAMED_TAGS_MAX } from '../../src/render/filter-summary.js';
@@ -46,8 +47,7 @@ export async function filterTagNames(
 }
 
 /** How an admin makes their own filter usable: the bot looks filters up anonymously, as anyone would. */
-const MAKE_IT_PUBLIC =
-  'make it public on the site (Filters \u2192 edit the filter \u2192 tick "public")';
+const MAKE_IT_PUBLIC = 'make it public on the site (Filters \u2192 edit the filter \u2192 tick "public")';
 
 /**
  * The filter if the bot may use it on `site`: a system or a public one. The bot asks without the API key,

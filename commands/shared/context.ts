@@ -34,6 +34,11 @@ export interface CommandContext {
    */
   readonly guildLocale?: string | null;
   readonly view: View;
+  /**
+   * The member who used the command, button or form (Discord's user id): whose own key, if they linked
+   * one, reads what they asked for (member-board.ts `boardFor`).
+   */
+  readonly userId: string;
   readonly registry: ClientRegistry;
   readonly settings: GuildSettings;
   readonly sites: SiteDirectory;

@@ -3,6 +3,14 @@
  * age-restricted, whether it is a spoiler channel, and the rules in layers that apply there (the floor,
  * the server's own tags, the channel's, the member's). Resolved fresh each time so a settings change
  * applies at once. A channel's own settings win over the server's; a thread follows its parent channel.
+ *
+ * Whose filter (issue 22 §2, `filterBy`): the channel's, else the server's for the site, else the member's
+ * own (`/me filter`), else, for a member who linked their board account on the site, the account's
+ * current filter (no `filter_id` at all: the board applies it, docs/board-behaviour.md "The API key"),
+ * else the site's default (BOORU_FILTER_ID). Where the member's or their account's filter decides and they
+ * linked the site, what they asked for is read with their own key (`ownAccount`; member-board.ts), which
+ * also makes a private filter of theirs usable. Everything else the view holds (the rating rule, the floor,
+ * the server's and channel's tags) is the same whoever's filter applies: an account never widens it.
  */
 import { ChannelType } from 'discord.js';
 import type { Site } from '../../src/philomena/sites.js';
@@ -12,11 +20,23 @@ import type { ChannelSettingsRecord, GuildSettings, GuildSettingsRecord } from '
 import type { SiteDirectory } from './site-directory.js';
 import { SOURCE_LOCALE } from '../../src/i18n/index.js';
 
+/** Who chose the view's filter (see the header); `account` is the linked account's current filter. */
+export type FilterSource = 'channel' | 'server' | 'member' | 'account' | 'default';
+
 /** What one interaction sees: the server's site and filter, and whether the channel allows non-safe images. */
 export interface View {
   readonly site: Site;
-  /** The filter to apply on `site`; undefined means the site's own default. */
+  /**
+   * The filter to apply on `site`; undefined means the site's own default, or with `filterBy: 'account'`
+   * the account's current filter (the request then carries the member's key and no `filter_id`).
+   */
   readonly filterId: number | undefined;
+  readonly filterBy: FilterSource;
+  /**
+   * Whether what the member asked for here is read with their own key for `site` (member-board.ts
+   * `boardFor`): they linked the site, and neither the channel nor the server chose a filter for it.
+   */
+  readonly ownAccount: boolean;
   readonly ageRestricted: boolean;
   /**
    * A spoiler channel (or a thread of one): for the rating rule a plain channel (`ageRestricted` is then
@@ -45,6 +65,8 @@ export interface View {
   readonly locale: string;
   /** The same channel on another site (a link's own site), with this server's filter for that site. */
   forSite(site: Site): View;
+  /** This view as for a member who linked no account (their key is gone): the filter falls through. */
+  withoutAccount(): View;
 }
 
 /** A layer's own tag lists, as stored. */
@@ -82,10 +104,16 @@ export function makeView(options: {
   /** Default false. True also forces `ageRestricted` off: a spoiler channel is never age-restricted. */
   readonly spoilerChannel?: boolean;
   /**
-   * The member's own filters (`/me filter`), given only where no server decides (a DM, a group DM, a
-   * server without the bot). A filter the server's record holds for the site still wins.
+   * The member's own filters (`/me filter`), given only for what that member asked for. A filter the
+   * channel or the server chose for the site wins; the member's applies where neither chose one (a DM, a
+   * group DM, a server without the bot, a server that chose none).
    */
   readonly memberFilters?: Readonly<Record<string, number>>;
+  /**
+   * The sites (`Site.id`) the member linked their board account on (issue 22), given only for what that
+   * member asked for (commands and their buttons; never autocomplete, unfurls or feeds).
+   */
+  readonly linkedSites?: ReadonlySet<string>;
   /** The server's, the channel's and the member's own layers; none when not given. */
   readonly layers?: ViewLayers;
   /** The language of what is made with this view (`View.locale`); English when not given. */
@@ -108,28 +136,59 @@ export function makeView(options: {
     ...rulesOf(layers.server?.spoilered, 'server'),
     ...rulesOf(layers.channel?.spoilered, 'channel'),
   ];
-  const build = (site: Site): View => ({
-    site,
-    filterId:
-      channelFilters[site.id] ??
-      guildFilters[site.id] ??
-      memberFilters?.[site.id] ??
-      sites.filterFor(site, guildFilters),
-    ageRestricted,
-    spoilerChannel,
-    guildId,
-    channelId: layers.channelId ?? null,
-    imageReferences,
-    unfurl: layers.unfurl ?? true,
-    locale: options.locale ?? SOURCE_LOCALE,
-    rules: {
-      hidden: community.length === 0 ? sites.floorFor(site) : [...sites.floorFor(site), ...community],
-      ...(spoilered.length === 0 ? {} : { spoilered }),
-      ...(layers.observe === undefined ? {} : { observe: layers.observe }),
-    },
-    forSite: build,
-  });
-  return build(options.site);
+  const build = (site: Site, linked: ReadonlySet<string>): View => {
+    const { filterId, filterBy } = filterOf(site, {
+      channel: channelFilters,
+      guild: guildFilters,
+      member: memberFilters ?? {},
+      linked,
+      sites,
+    });
+    return {
+      site,
+      filterId,
+      filterBy,
+      ownAccount: linked.has(site.id) && (filterBy === 'member' || filterBy === 'account'),
+      ageRestricted,
+      spoilerChannel,
+      guildId,
+      channelId: layers.channelId ?? null,
+      imageReferences,
+      unfurl: layers.unfurl ?? true,
+      locale: options.locale ?? SOURCE_LOCALE,
+      rules: {
+        hidden: community.length === 0 ? sites.floorFor(site) : [...sites.floorFor(site), ...community],
+        ...(spoilered.length === 0 ? {} : { spoilered }),
+        ...(layers.observe === undefined ? {} : { observe: layers.observe }),
+      },
+      forSite: (other) => build(other, linked),
+      withoutAccount: () => build(site, NO_SITES),
+    };
+  };
+  return build(options.site, options.linkedSites ?? NO_SITES);
+}
+
+const NO_SITES: ReadonlySet<string> = new Set();
+
+/** The filter of `site` and who chose it, in the order of the header. */
+function filterOf(
+  site: Site,
+  by: {
+    readonly channel: Readonly<Record<string, number>>;
+    readonly guild: Readonly<Record<string, number>>;
+    readonly member: Readonly<Record<string, number>>;
+    readonly linked: ReadonlySet<string>;
+    readonly sites: SiteDirectory;
+  },
+): { readonly filterId: number | undefined; readonly filterBy: FilterSource } {
+  const channel = by.channel[site.id];
+  if (channel !== undefined) return { filterId: channel, filterBy: 'channel' };
+  const guild = by.guild[site.id];
+  if (guild !== undefined) return { filterId: guild, filterBy: 'server' };
+  const member = by.member[site.id];
+  if (member !== undefined) return { filterId: member, filterBy: 'member' };
+  if (by.linked.has(site.id)) return { filterId: undefined, filterBy: 'account' };
+  return { filterId: by.sites.filterFor(site, by.guild), filterBy: 'default' };
 }
 
 const THREAD_TYPES: ReadonlySet<number> = new Set([
@@ -214,8 +273,10 @@ export async function resolveView(
   input: {
     readonly guildId: string | null;
     readonly channel: ChannelLike | null;
-    /** The member's own filters where no server decides (see `makeView`); the caller reads them. */
+    /** The member's own filters (see `makeView`); the caller reads them. */
     readonly memberFilters?: Readonly<Record<string, number>>;
+    /** The sites the member linked (see `makeView`); the caller reads them, for what the member asked. */
+    readonly linkedSites?: ReadonlySet<string>;
     /** The member's own hidden tags, for what that member asked for; the caller reads them. */
     readonly memberHidden?: readonly string[];
     /** The member's locale, for an answer to what they asked (it wins: the words are theirs). */
@@ -255,6 +316,7 @@ export async function resolveView(
       guildLocale: input.guildLocale,
     }),
     ...(input.memberFilters === undefined ? {} : { memberFilters: input.memberFilters }),
+    ...(input.linkedSites === undefined ? {} : { linkedSites: input.linkedSites }),
     layers: {
       ...layers,
       ...(input.memberHidden === undefined || input.memberHidden.length === 0

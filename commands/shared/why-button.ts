@@ -13,6 +13,7 @@ import { UserFacingError } from '../../src/discord/failures.js';
 import type { Site } from '../../src/philomena/sites.js';
 import { hidingRule, type TagRule } from '../../src/render/content-rules.js';
 import type { ButtonHandler } from './context.js';
+import { boardFor } from './member-board.js';
 import { tagNamesLine } from './tag-changes.js';
 import { textReply } from './text-reply.js';
 import { sayEnglish, sayIn, type Say } from './say.js';
@@ -54,10 +55,11 @@ export const whyButtons: Readonly<Record<string, ButtonHandler>> = {
       const fields = whyCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
       if (fields === undefined) throw new UserFacingError('button.gone', 'This button no longer works.');
       const { site, imageId } = fields;
-      const view = context.view.forSite(site);
-      const image = await context.registry
-        .client(site)
-        .image(imageId, view.filterId === undefined ? {} : { filterId: view.filterId });
+      const { client, view } = await boardFor(context, context.view.forSite(site));
+      const image = await client.image(
+        imageId,
+        view.filterId === undefined ? {} : { filterId: view.filterId },
+      );
       if (image.kind !== 'image') {
         return textReply(say('why.gone', { id: String(imageId), site: site.name }));
       }

@@ -4,6 +4,7 @@ import { fitEmbeds } from '../../src/render/index.js';
 import { tagCardEmbed } from '../shared/page-cards.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
 import { sayIn } from '../shared/say.js';
+import { boardFor } from '../shared/member-board.js';
 import { suggestionLabel, suggestTags } from '../shared/tag-suggestions.js';
 
 export const tagCommand = {
@@ -23,8 +24,9 @@ export const tagCommand = {
     )
     .toJSON(),
   async execute(interaction, context) {
-    const { view } = context;
-    const client = context.registry.client(view.site);
+    // The example image is searched as the member asks (their own account where it decides for them);
+    // the tag itself answers the same for everyone (the member client asks for it without the key).
+    const { client, view } = await boardFor(context, context.view);
     const name = interaction.options.getString('name', true).trim();
     const embed = await tagCardEmbed(client, name, view, context.logger);
     // The card says when the name asked for was an alias.

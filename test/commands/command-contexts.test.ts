@@ -14,7 +14,18 @@ describe('command contexts', () => {
   });
 
   it('GIVEN the lookup commands and menus THEN they install to servers and members and work in servers, the bot DM and private channels; settings and feeds stay in servers', () => {
-    const everywhere = ['image', 'search', 'tag', 'reverse', 'featured', 'Find source', 'Show card', 'me'];
+    const everywhere = [
+      'image',
+      'search',
+      'tag',
+      'reverse',
+      'featured',
+      'Find source',
+      'Show card',
+      'me',
+      'upload',
+      'Upload to board',
+    ];
     for (const command of allCommands()) {
       if (everywhere.includes(command.data.name)) {
         expect(command.data.integration_types, command.data.name).toEqual([

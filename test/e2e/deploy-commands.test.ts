@@ -17,7 +17,7 @@ describe('npm run deploy-commands', () => {
       DISCORD_GUILD_ID: discord.guild.id,
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Registered 10 commands for server ${discord.guild.id}`);
+    expect(result.stdout).toContain(`Registered 12 commands for server ${discord.guild.id}`);
     expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('search');
     expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('me');
     expect(discord.registeredCommands()).toEqual([]);

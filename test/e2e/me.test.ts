@@ -74,14 +74,14 @@ describe('/me in every place', () => {
     expectNoDiscordProblems(h.discord);
   });
 
-  it('GIVEN a member filter THEN their searches carry it in the bot DM and in a server without the bot, never in a server with the bot', async () => {
+  it('GIVEN a member filter THEN their searches carry it in the bot DM, in a server without the bot, and in a server with the bot that chose no filter', async () => {
     const foreign = h.discord.foreignGuild;
     const set = await me('filter', 'dm', { filter_id: FILTER_IDS.everything });
     expect(set.flags & EPHEMERAL).toBe(EPHEMERAL);
     expect(set.content).toContain('Everything');
     expect(await searchFilter('dm', 'me-filter-dm')).toBe(String(FILTER_IDS.everything));
-    // The server has no filter of its own, and the bot is in it: the bot's default rule stays.
-    expect(await searchFilter('plain', 'me-filter-server')).toBeNull();
+    // The server has no filter of its own (issue 22 §2: a server that chose none does not decide).
+    expect(await searchFilter('plain', 'me-filter-server')).toBe(String(FILTER_IDS.everything));
 
     await me('filter', foreign.channels.plain, { filter_id: FILTER_IDS.maximumSpoilers }, foreign.memberId);
     expect(await searchFilter(foreign.channels.plain, 'me-filter-foreign', foreign.memberId)).toBe(

@@ -83,10 +83,14 @@ describe('/search my: with the member’s own key', () => {
     expect(keyed.every((r) => r.path.endsWith('/search/images') || r.path.includes('/filters/'))).toBe(true);
     expect(searchesSince(mark).every((r) => r.key === account.key)).toBe(true);
     expect(h.booru.requests.slice(mark).some((r) => r.key === FAKE_KEY)).toBe(false);
-    // A search without `my:` goes as before: no key at all.
+    // The server chose no filter, so a search without `my:` reads through their account too (the
+    // account's filter: their key, no filter_id), never with the operator's key.
     const plainMark = h.booru.requests.length;
     await search(member, 'pony');
-    expect(h.booru.requests.slice(plainMark).filter((r) => r.key !== undefined)).toEqual([]);
+    const plain = searchesSince(plainMark);
+    expect(plain.length).toBeGreaterThan(0);
+    expect(plain.every((r) => r.key === account.key && !r.query.has('filter_id'))).toBe(true);
+    expect(h.booru.requests.slice(plainMark).some((r) => r.key === FAKE_KEY)).toBe(false);
     expect(everythingSaid()).not.toContain(account.key);
   });
 

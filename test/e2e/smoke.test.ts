@@ -29,6 +29,8 @@ describe('smoke', () => {
         'search',
         'settings',
         'tag',
+        'upload',
+        'Upload to board',
       ].sort(),
     );
     const slash = h.discord.sendCommand({

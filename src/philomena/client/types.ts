@@ -107,7 +107,14 @@ export interface SubmitImageInput {
 
 export type SubmitImageResult =
   | { readonly ok: true; readonly image: Image }
-  | { readonly ok: false; readonly errors: ImageErrors; readonly duplicate: boolean };
+  | {
+      readonly ok: false;
+      readonly errors: ImageErrors;
+      /** The picture is on the site already (either wording: docs/board-behaviour.md, "Uploads"). */
+      readonly duplicate: boolean;
+      /** The image it already is, when the board names it (Philomena 1.1's wording); else undefined. */
+      readonly duplicateOf: number | undefined;
+    };
 
 export interface PhilomenaClient {
   readonly site: Site;

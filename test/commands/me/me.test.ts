@@ -73,12 +73,12 @@ describe('/me', () => {
     expect(textOf(await run(me('show')))).toMatch(/Unfurling of links you post: on \(the default\)/);
   });
 
-  it('GIVEN /me filter with a public filter THEN it is set and described, applies in a DM, AND never in a server with the bot', async () => {
+  it('GIVEN /me filter with a public filter THEN it is set and described, applies in a DM and in a server that chose none', async () => {
     const set = textOf(await run(me('filter', { filter_id: FILTER_IDS.everything }, 'plain')));
     expect(set).toMatch(/Your filter on .* is set\. It applies to what you ask for in DMs/);
     expect(set).toContain('Everything');
     expect((await bed.context(me('show'))).view.filterId).toBe(FILTER_IDS.everything);
-    expect((await bed.context(me('show', {}, 'plain'))).view.filterId).toBeUndefined();
+    expect((await bed.context(me('show', {}, 'plain'))).view.filterId).toBe(FILTER_IDS.everything);
     expect(textOf(await run(me('show')))).toMatch(new RegExp(`filter ${FILTER_IDS.everything}`));
     expect(textOf(await run(me('filter')))).toMatch(
       new RegExp(`Your filter on .* is ${FILTER_IDS.everything}`),

@@ -52,6 +52,29 @@ async function* fileChunks(file: Uint8Array): AsyncGenerator<Uint8Array> {
   }
 }
 
+/**
+ * Whether an upload's refusal says the picture is on the site already, in either wording the board uses
+ * (docs/board-behaviour.md, "Uploads"): `image_orig_sha512_hash: ["has already been taken"]` before
+ * Philomena 1.1, `image: ["has already been uploaded: it's image <id>"]` since; only the newer one names the
+ * image, and its id is read only as whole digits (anything else leaves it unnamed, never guessed).
+ */
+function duplicateIn(errors: Readonly<Record<string, readonly string[]>>): {
+  readonly duplicate: boolean;
+  readonly id: number | undefined;
+} {
+  const older = (errors['image_orig_sha512_hash'] ?? []).some((m) => m.includes('has already been taken'));
+  let id: number | undefined;
+  let newer = false;
+  for (const message of errors['image'] ?? []) {
+    if (!message.startsWith('has already been uploaded')) continue;
+    newer = true;
+    const named = /^has already been uploaded: it's image (\d{1,15})\s*$/.exec(message);
+    const value = named === null ? Number.NaN : Number(named[1]);
+    if (Number.isSafeInteger(value) && value > 0) id = value;
+  }
+  return { duplicate: older || newer, id };
+}
+
 export interface ImageEndpointOptions {
   /** The one attempt of a reverse search by URL (and at least its deadline). */
   readonly reverseUrlTimeoutMs: number;
@@ -250,10 +273,8 @@ export function imageEndpoints(
       ) {
         const parsed = engine.parseBody(submitImageResponseSchema, response, path, what);
         if ('image' in parsed) return { ok: true, image: fixImage(parsed.image) };
-        const duplicate = (parsed.errors.image_orig_sha512_hash ?? []).some((m) =>
-          m.includes('has already been taken'),
-        );
-        return { ok: false, errors: parsed.errors, duplicate };
+        const found = duplicateIn(parsed.errors);
+        return { ok: false, errors: parsed.errors, duplicate: found.duplicate, duplicateOf: found.id };
       }
       throw engine.failure(response, path, what);
     },
