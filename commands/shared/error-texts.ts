@@ -132,6 +132,7 @@ export const USER_ERROR_IDS = [
   'upload.tags-sexual',
   'upload.tags-grim',
   'upload.description-too-long',
+  'upload.board-refused',
   'upload.busy',
   'upload.member-cap',
   'upload.site-cap',

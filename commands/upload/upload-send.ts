@@ -19,8 +19,11 @@
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import {
+  BadQueryError,
+  ForbiddenError,
   InvalidResponseError,
   MemberKeyRefusedError,
+  NotFoundError,
   RateLimitedError,
   SiteUnavailableError,
 } from '../../src/errors.js';
@@ -31,6 +34,7 @@ import { escapeMarkdown } from '../../src/render/index.js';
 import type { MemberKey } from '../shared/key-sealing.js';
 import type { CommandContext } from '../shared/context.js';
 import { sayIn, type Say } from '../shared/say.js';
+import { dropKey } from '../shared/member-board.js';
 import { cardMessage, showImage } from '../shared/show-image.js';
 import { textReply } from '../shared/text-reply.js';
 import { UploadStoreError, type CapRefusal, type UploadCaps } from './upload-caps.js';
@@ -141,13 +145,8 @@ function uncertain(error: unknown): boolean {
 }
 
 /** Drops the member's key for `site` and what was fetched with it; the error that says so. */
-async function dropKey(site: Site, userId: string, context: CommandContext): Promise<UserFacingError> {
-  await context.memberKeys.unlink(userId, site.id);
-  context.registry.forgetMember(userId);
-  context.logger.info(
-    { userId, siteId: site.id },
-    "the board refused a member's key on an upload: it was unlinked",
-  );
+async function dropUploadKey(site: Site, userId: string, context: CommandContext): Promise<UserFacingError> {
+  await dropKey(site, userId, context);
   return new UserFacingError(
     'upload.key-refused',
     `${siteName(site)} no longer accepts your linked key, so the bot deleted it and nothing was uploaded. Link your account again with \`/me link\`.`,
@@ -178,7 +177,16 @@ async function submitOnce(
     return await context.registry.memberClient(site, { id: userId, key: key.reveal() }).submitImage(input);
   } catch (error) {
     sent = !neverSent(error);
-    if (error instanceof MemberKeyRefusedError) throw await dropKey(site, userId, context);
+    if (error instanceof MemberKeyRefusedError) throw await dropUploadKey(site, userId, context);
+    // Any other refusal of the request itself (a board without the upload route, an odd 4xx) is not a
+    // search the board did not understand: said as an upload refused, without the board's own text.
+    if (error instanceof BadQueryError || error instanceof NotFoundError || error instanceof ForbiddenError) {
+      throw new UserFacingError(
+        'upload.board-refused',
+        `${siteName(site)} refused the upload without saying why, so nothing was uploaded.`,
+        { params: { site: siteName(site) }, cause: error },
+      );
+    }
     if (uncertain(error)) {
       throw new UserFacingError(
         'upload.uncertain',
@@ -201,7 +209,8 @@ async function accepted(imageId: number, site: Site, context: CommandContext, sa
     const { fetched, card } = await showImage(
       context.registry.client(site),
       imageId,
-      context.view,
+      // The site uploaded to may not be the view's own (a form opened before the server changed site).
+      context.view.forSite(site),
       context.logger,
     );
     return messageReply(

@@ -74,6 +74,14 @@ export interface RouterDeps<C> {
  */
 export const FORM_TIMEOUT_MS = 1500;
 
+/**
+ * What a form must leave of Discord's 3 s (counted from the interaction's creation, so a gateway or event
+ * loop already behind shortens the form's time, not the deferral's): enough for the deferral after a
+ * late form to reach Discord.
+ */
+const FORM_DEFERRAL_ROOM_MS = 1200;
+const ANSWER_WINDOW_MS = 3000;
+
 /** What came of asking a command for its form. */
 type FormOutcome<C> =
   | {
@@ -194,8 +202,9 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   }
 
   /**
-   * Asks `form` for a form within `formTimeoutMs`, with the context built for it. A late answer is left to
-   * settle unseen (a failure in it is only logged): the command is deferred and runs as if it had none.
+   * Asks `form` for a form within `formTimeoutMs` (less when the interaction is already old), with the
+   * context built for it. A late answer is left to settle unseen (a failure in it is logged): the command
+   * is deferred and runs as if it had none.
    */
   async function askForm<I extends Interaction>(
     interaction: I,
@@ -203,13 +212,23 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     logger: Logger,
     facts: ChannelFacts | undefined,
   ): Promise<FormOutcome<C>> {
+    const left = interaction.createdTimestamp + ANSWER_WINDOW_MS - FORM_DEFERRAL_ROOM_MS - now();
+    const waitMs = Math.min(formTimeoutMs, left);
+    if (waitMs <= 0) return { kind: 'late' };
+    let settled = false;
     const decided = (async (): Promise<FormOutcome<C>> => {
       const context = await deps.context(interaction, logger, channelOf(interaction, facts));
       return { kind: 'done', context, modal: await form(interaction, context) };
-    })().catch((error: unknown): FormOutcome<C> => ({ kind: 'failed', error }));
+    })().catch((error: unknown): FormOutcome<C> => {
+      if (settled) logger.info({ err: error }, 'a form that came too late failed');
+      return { kind: 'failed', error };
+    });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<FormOutcome<C>>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: 'late' }), formTimeoutMs);
+      timer = setTimeout(() => {
+        settled = true;
+        resolve({ kind: 'late' });
+      }, waitMs);
     });
     try {
       return await Promise.race([decided, late]);
@@ -245,7 +264,8 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         }
         if (outcome.kind === 'failed' && outcome.error instanceof UserFacingError) throw outcome.error;
         if (outcome.kind === 'failed') logger.warn({ err: outcome.error }, 'the form could not be decided');
-        if (outcome.kind === 'late') logger.info({ timeoutMs: formTimeoutMs }, 'the form came too late');
+        if (outcome.kind === 'late')
+          logger.info({ timeoutMs: formTimeoutMs }, 'the form came too late, or its time had passed');
         if (outcome.kind === 'done') ready = outcome.context;
       }
       const asked = command.ephemeral?.(interaction) ?? false;

@@ -185,4 +185,14 @@ describe('a command whose first answer is a form', () => {
     expect(reply.content).not.toBe('admin ran');
     expect(runs.forms).toBe(before);
   });
+
+  // Last in the file: it moves the bot's clock for good.
+  it('GIVEN an interaction already old when it arrives (the bot 2 s behind) THEN no form is asked for: deferred in time and execute answers', async () => {
+    const before = runs.forms;
+    h.botClock.advance(2_000);
+    const command = h.discord.sendCommand({ name: 'note', channel: 'plain' });
+    expect((await command.acknowledged).type).toBe(5);
+    expect((await command.finalReply()).content).toBe('ran without a form (-)');
+    expect(runs.forms).toBe(before);
+  });
 });

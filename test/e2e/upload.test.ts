@@ -127,6 +127,19 @@ describe('/upload', () => {
     expect(uploadPosts(h, mark)).toHaveLength(1);
   });
 
+  it('GIVEN a board that refuses the upload with a bare 404 or an odd 4xx THEN an upload refused, not a search misunderstood, and none of the board’s text', async () => {
+    const member = h.discord.guild.memberId;
+    for (const [status, body] of [
+      [404, ''],
+      [422, '<b>@everyone</b> no uploads here'],
+    ] as const) {
+      h.booru.inject({ fault: { kind: 'status', status, body }, path: '/api/v1/json/images', times: 1 });
+      const reply = await sendUpload(h, member, { url: sample(`e2e-${status}`), tags: TAGS });
+      expect(reply.content).toMatch(/refused the upload without saying why, so nothing was uploaded\.$/);
+      expect(reply.content).not.toMatch(/search|everyone|uploads here/);
+    }
+  });
+
   it('GIVEN a member with no linked key THEN told to /me link, and nothing reaches the board', async () => {
     const mark = h.booru.requests.length;
     const reply = await sendUpload(h, '555000111222333999', { url: sample('e2e-nokey'), tags: TAGS });

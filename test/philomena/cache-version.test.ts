@@ -35,6 +35,7 @@ const FINGERPRINTS: Readonly<Record<number, string>> = {
   4: 'e1485780fc27b374',
   5: 'a9c8c1a1bb8223f9',
   6: 'b536f76b1d15e587',
+  7: '3bb5a6d556512c22',
 };
 
 /**

@@ -74,3 +74,30 @@ describe('submitImage: never retried', () => {
     expect(posts()).toHaveLength(1);
   });
 });
+
+describe('submitImage: its own time', () => {
+  it('GIVEN the board takes longer than a plain attempt (it fetches the picture) THEN the upload waits for its own timeout and lands once, and past it fails as a time-out, sent once', async () => {
+    const slow = (uploadTimeoutMs: number) =>
+      createPhilomenaClient({
+        site,
+        apiKey: FAKE_KEY,
+        transport: { baseDelayMs: 1, attemptTimeoutMs: 100, deadlineMs: 150, uploadTimeoutMs },
+        sleep: async () => {},
+      });
+    booru.inject({ fault: { kind: 'latency', ms: 400 }, path: '/api/v1/json/images', times: 1 });
+    const landed = await slow(5_000).submitImage({
+      url: `${booru.url}/samples/slow-host.png`,
+      tagInput: TAGS,
+    });
+    expect(landed.ok).toBe(true);
+    expect(posts()).toHaveLength(1);
+
+    booru.inject({ fault: { kind: 'latency', ms: 400 }, path: '/api/v1/json/images', times: 1 });
+    const tooSlow = slow(200);
+    const error = await tooSlow
+      .submitImage({ url: `${booru.url}/samples/slow-host-2.png`, tagInput: TAGS })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'timeout' });
+    expect(posts()).toHaveLength(2);
+  });
+});

@@ -11,4 +11,6 @@
  */
 // 6: no shape changed; the client's types moved to client/types.ts, and the engine's and endpoints' import
 // lines (which the fingerprint counts) name the new file.
-export const CACHE_SCHEMA_VERSION = 6;
+// 7: no cached shape changed; an upload's answer (never cached) names the duplicate it found, and uploads
+// have their own timeout.
+export const CACHE_SCHEMA_VERSION = 7;

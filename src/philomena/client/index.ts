@@ -72,6 +72,12 @@ export type TransportTuning = Pick<
    * file takes long, and that time is the member's choice. Default 60 s.
    */
   readonly reverseFileTimeoutMs?: number;
+  /**
+   * The one attempt of an upload (and at least its deadline). The board downloads the member's URL inside
+   * the request (docs/board-behaviour.md "Uploads"), so a large picture on a slow host takes long, and an
+   * upload cut short may still land. Default 60 s.
+   */
+  readonly uploadTimeoutMs?: number;
 };
 
 /**
@@ -346,6 +352,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
   const {
     reverseUrlTimeoutMs = 20_000,
     reverseFileTimeoutMs = 60_000,
+    uploadTimeoutMs = 60_000,
     ...transportTuning
   } = options.transport ?? {};
   const shared = sharedHolds(budget, breaker);
@@ -383,6 +390,7 @@ export function createPhilomenaClient(options: PhilomenaClientOptions): ManagedP
     ...imageEndpoints(engine, {
       reverseUrlTimeoutMs,
       reverseFileTimeoutMs,
+      uploadTimeoutMs,
       seedImagesFromSearches: options.seedImagesFromSearches ?? true,
     }),
     ...oembedEndpoints(engine),

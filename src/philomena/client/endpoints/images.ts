@@ -80,6 +80,8 @@ export interface ImageEndpointOptions {
   readonly reverseUrlTimeoutMs: number;
   /** The one attempt of a reverse search by file (and at least its deadline). */
   readonly reverseFileTimeoutMs: number;
+  /** The one attempt of an upload (and at least its deadline): the board fetches the picture meanwhile. */
+  readonly uploadTimeoutMs: number;
   /** Each image a search returns is cached as `image(id)` with the search's filter would cache it. */
   readonly seedImagesFromSearches: boolean;
 }
@@ -263,8 +265,20 @@ export function imageEndpoints(
           ...(input.sourceUrl === undefined ? {} : { source_url: input.sourceUrl }),
         },
       });
-      // Never retried: a second POST could upload twice.
-      const response = await engine.send({ method: 'POST', path, body, idempotent: false }, callOptions);
+      // Never retried: a second POST could upload twice. The board fetches the member's picture before it
+      // answers, as for a reverse search by URL: its own generous timeout, and a slow host's time-out is not
+      // counted against the site (a 5xx still is).
+      const response = await engine.send(
+        {
+          method: 'POST',
+          path,
+          body,
+          idempotent: false,
+          countTimeouts: false,
+          timeoutMs: options.uploadTimeoutMs,
+        },
+        callOptions,
+      );
       const what = 'the image submission';
       const isJson = response.body.trim().startsWith('{');
       if (
