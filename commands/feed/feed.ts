@@ -34,6 +34,7 @@ import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
 import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
 import { permissionBit, permissionList, type NamedPermission } from '../shared/permission-names.js';
 import { sayEnglish, sayIn, type Say } from '../shared/say.js';
+import { hasMyTerm } from '../shared/my-terms.js';
 import { FeedLimitError, type Feed, type FeedStore } from './feed-store.js';
 import {
   addedText,
@@ -175,6 +176,14 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const query = interaction.options.getString('query', true).trim();
     if (query === '')
       throw new UserFacingError('feed.query-needed', 'A feed needs a query, e.g. "pony, cute".');
+    // A feed is the server's: no member's key goes with its polls, so a `my:` term would reach the board
+    // without its member's key (issue 22: the term is never sent without it).
+    if (hasMyTerm(query)) {
+      throw new UserFacingError(
+        'feed.my-term',
+        "A feed belongs to the server, so it cannot search anyone's own lists (`my:`). Nothing was added.",
+      );
+    }
     const site = siteOf(context, interaction.options.getString('site'));
     // The option's id, looked up in the bot's own cache (the channel as the bot sees it, with its age
     // restriction and the bot's permissions), not Discord's partial copy in the interaction.

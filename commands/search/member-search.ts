@@ -23,7 +23,7 @@ import { escapeMarkdown } from '../../src/render/index.js';
 import type { CommandContext } from '../shared/context.js';
 import { accountKeyRefused, boardFor, dropKey, type Board } from '../shared/member-board.js';
 import type { View } from '../shared/view.js';
-import { hasMyTerm } from './my-terms.js';
+import { hasMyTerm } from '../shared/my-terms.js';
 
 /**
  * The client of this search and the view it reads under (`member`: the client carries the member's key),

@@ -7,7 +7,7 @@ import { noResultsText, renderSearchPage, searchButtons, searchSelects } from '.
 import { QUERY_MAX, queryChoices, typedMyLists } from '../shared/query-autocomplete.js';
 import { sayIn } from '../shared/say.js';
 import { searchAccess, searchWith } from './member-search.js';
-import { hasMyTerm } from './my-terms.js';
+import { hasMyTerm } from '../shared/my-terms.js';
 
 /**
  * Whether the answer is private: as the member chose, else private when the search reads their own

@@ -62,6 +62,7 @@ export const USER_ERROR_IDS = [
   'feed.member-cannot-post',
   'feed.bot-cannot-post',
   'feed.bad-query',
+  'feed.my-term',
   'feed.query-needed',
   'feed.channel-unseen',
   'feed.limit-reached',

@@ -135,6 +135,30 @@ describe('/feed and Manage Server (N7)', () => {
     expect(here.content).toMatch(/yourself \(View Channel, Send Messages\)/);
     expect(await createFeedStore(harness.store).list(g.id)).toEqual([]);
   });
+
+  it('GIVEN a feed query with a my: term THEN refused in one sentence, nothing added, and the term never reaches the board', async () => {
+    const harness = await start();
+    const g = harness.discord.guild;
+    const mark = harness.booru.requests.length;
+    for (const query of ['my:faves', 'pony, -my:upvotes']) {
+      const reply = await harness.discord
+        .sendCommand({
+          name: 'feed',
+          subcommand: 'add',
+          options: { query },
+          channel: 'plain',
+          userId: g.ownerId,
+        })
+        .finalReply();
+      expect(reply.content).toBe(
+        "A feed belongs to the server, so it cannot search anyone's own lists (`my:`). Nothing was added.",
+      );
+    }
+    expect(
+      harness.booru.requests.slice(mark).filter((r) => /my:/i.test(`${r.path}?${r.query.toString()}`)),
+    ).toEqual([]);
+    expect(await createFeedStore(harness.store).list(g.id)).toEqual([]);
+  });
 });
 
 describe('where a new feed starts (N5)', () => {

@@ -1,11 +1,11 @@
 /**
- * The `my:` detection of /search (commands/search/my-terms.ts): every place the board would read a `my:`
+ * The `my:` detection of /search (commands/shared/my-terms.ts): every place the board would read a `my:`
  * field is found (a `my:` term must never reach the board without its member's key), and text the board
  * reads literally (a closed quoted term, an escaped colon) is not.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasMyTerm } from '../../../commands/search/my-terms.js';
+import { hasMyTerm } from '../../../commands/shared/my-terms.js';
 
 describe('hasMyTerm', () => {
   it.each([
