@@ -240,6 +240,18 @@ const envSchema = z
     DISCORD_APPLICATION_ID: optional(snowflake),
     DISCORD_API_URL: optional(discordApiUrl),
     DISCORD_GUILD_ID: optional(snowflake),
+    // on: interaction answers under the global limit as @discordjs/rest does by itself (the bench's
+    // comparison; src/discord/interaction-rest.ts). Default off, as Discord applies its limit.
+    DISCORD_INTERACTIONS_GLOBAL_LIMIT: z.preprocess(
+      blankIsUnset,
+      z
+        .stringbool({
+          truthy: UNFURL_WORDS.map(([on]) => on),
+          falsy: UNFURL_WORDS.map(([, off]) => off),
+          error: `must be one of ${UNFURL_WORDS.map((pair) => pair.join('/')).join(', ')}`,
+        })
+        .default(false),
+    ),
     BOORU_URL: z.preprocess(
       blankIsUnset,
       z
@@ -381,6 +393,8 @@ export const configSchema = envSchema.transform((env) => ({
   /** REST base handed to discord.js (`rest.api`); undefined means Discord's own. */
   discordApiUrl: env.DISCORD_API_URL?.replace(/\/+$/, ''),
   discordGuildId: env.DISCORD_GUILD_ID,
+  /** Interaction answers held to the global limit too (off: exempt, as Discord does). */
+  discordInteractionsGlobalLimit: env.DISCORD_INTERACTIONS_GLOBAL_LIMIT,
   /** The site BOORU_URL names: the default site of every server. */
   site: env.BOORU_URL,
   booruApiKey: env.BOORU_API_KEY,
@@ -457,6 +471,7 @@ const HOW_TO_FIX: Readonly<Record<string, string>> = {
   DISCORD_API_URL:
     'leave it blank to use Discord itself, or give an https base, or http on this machine or your own network such as http://127.0.0.1:8080/api',
   DISCORD_GUILD_ID: 'right-click the server with Developer Mode on → Copy Server ID, or leave it blank',
+  DISCORD_INTERACTIONS_GLOBAL_LIMIT: 'leave it blank (off); on only to compare in the bench',
   BOORU_URL:
     'use derpibooru, furbooru, tantabus, ponybooru, manebooru, ponerpics or an https URL like https://booru.example (http only for a board on this machine or your own network, e.g. http://192.168.1.20:4000)',
   BOORU_API_KEY: 'copy it from your account settings on the board, or leave it blank',

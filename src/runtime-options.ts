@@ -9,6 +9,7 @@ export function runtimeOptionsOf(config: Config): RuntimeOptions {
     shards: config.shards,
     applicationId: config.discordApplicationId,
     guildId: config.discordGuildId,
+    interactionRoutes: config.discordInteractionsGlobalLimit ? 'global' : 'exempt',
     readChat: config.unfurl,
     commandRateLimit: config.commandRateLimit,
     siteId: config.site.id,

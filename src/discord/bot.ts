@@ -176,6 +176,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     logger,
     attach,
     shards: options.shards,
+    interactionRoutes: options.interactionRoutes,
     ...(deps.identify === undefined ? {} : { identify: deps.identify }),
     ...(deps.clientOptions === undefined ? {} : { clientOptions: deps.clientOptions }),
   });

@@ -14,6 +14,7 @@ import {
 } from 'discord.js';
 import { NO_MENTIONS } from '../render/mentions.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
+import { exemptInteractionRoutes, type InteractionRoutesLimit } from './interaction-rest.js';
 
 /** 'auto': every shard Discord recommends, in this process; else `ids` of `count` (SHARD_IDS, SHARD_COUNT). */
 export type ShardChoice = 'auto' | { readonly ids: readonly number[]; readonly count: number };
@@ -104,8 +105,14 @@ const DISCORD_JS_ENV_KEYS = ['SHARDS', 'SHARD_COUNT', 'SHARDING_MANAGER', 'SHARD
  * `process.env` while the constructor runs (synchronously: no other code can see them gone), then put back
  * as they were, so the bot's own configuration alone decides its shards whatever the environment holds.
  * (In a worker thread discord.js reads `workerData` instead; the bot never runs its client in one.)
+ *
+ * Its REST keeps interaction routes off the global limit, as Discord does (interaction-rest.ts), unless
+ * `interactionRoutes` is 'global' (@discordjs/rest's own behaviour, for comparison in the bench).
  */
-export function createDiscordClient(options: ClientOptions): Client {
+export function createDiscordClient(
+  options: ClientOptions,
+  interactionRoutes: InteractionRoutesLimit = 'exempt',
+): Client {
   const env = process.env;
   const hidden = new Map<string, string>();
   for (const key of DISCORD_JS_ENV_KEYS) {
@@ -114,7 +121,9 @@ export function createDiscordClient(options: ClientOptions): Client {
     delete env[key];
   }
   try {
-    return new Client(options);
+    const client = new Client(options);
+    exemptInteractionRoutes(client, interactionRoutes);
+    return client;
   } finally {
     for (const [key, value] of hidden) env[key] = value;
   }

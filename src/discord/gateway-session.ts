@@ -9,6 +9,7 @@ import { Events, GatewayCloseCodes, type Client, type ClientOptions } from 'disc
 import type { Logger } from '../logger.js';
 import { createDiscordClient, discordClientOptions, type ShardChoice } from './client-options.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
+import type { InteractionRoutesLimit } from './interaction-rest.js';
 
 export const DISALLOWED_INTENTS_LINE =
   'Discord refused the Message Content intent (gateway close 4014): enable the Message Content intent in the Developer Portal (your application → Bot → Privileged Gateway Intents) or set UNFURL=off. Running on without link unfurling.';
@@ -156,6 +157,8 @@ export interface GatewaySessionOptions {
   readonly identify?: IdentifyThrottlerFactory;
   /** Merged over the bot's own discord.js options (tests: timeouts, REST tuning). */
   readonly clientOptions?: Partial<ClientOptions>;
+  /** Interaction routes off the global limit (default) or under it (interaction-rest.ts). */
+  readonly interactionRoutes?: InteractionRoutesLimit | undefined;
   /** Attaches the bot's listeners to each new client; `readChat` says whether it gets messages. */
   readonly attach: (client: Client, readChat: boolean) => void;
 }
@@ -186,15 +189,18 @@ export function createGatewaySession(options: GatewaySessionOptions): GatewaySes
   }
 
   function makeClient(): Client {
-    const made = createDiscordClient({
-      ...discordClientOptions({
-        unfurl: readChat,
-        apiUrl: options.apiUrl,
-        ...(options.shards === undefined ? {} : { shards: options.shards }),
-        identify: options.identify,
-      }),
-      ...options.clientOptions,
-    });
+    const made = createDiscordClient(
+      {
+        ...discordClientOptions({
+          unfurl: readChat,
+          apiUrl: options.apiUrl,
+          ...(options.shards === undefined ? {} : { shards: options.shards }),
+          identify: options.identify,
+        }),
+        ...options.clientOptions,
+      },
+      options.interactionRoutes,
+    );
     options.attach(made, readChat);
     made.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
     made.on(Events.Warn, (message) => logger.warn({ discord: message }, 'discord client warning'));

@@ -4,6 +4,7 @@
  * them (src/runtime-options.ts).
  */
 import type { ShardChoice } from './client-options.js';
+import type { InteractionRoutesLimit } from './interaction-rest.js';
 
 /** A sliding-window rate: `limit` actions in any span of `windowMs`. */
 export interface RateLimit {
@@ -26,6 +27,12 @@ export interface RuntimeOptions {
   readonly readChat: boolean;
   /** Commands per member; undefined means no limit (buttons and autocomplete then have none either). */
   readonly commandRateLimit?: RateLimit | undefined;
+  /**
+   * 'exempt' (default): interaction answers are not held to Discord's global 50 requests a second, as
+   * Discord does not hold them (interaction-rest.ts); 'global': @discordjs/rest's own behaviour, which
+   * does (DISCORD_INTERACTIONS_GLOBAL_LIMIT=on, for comparison in the bench).
+   */
+  readonly interactionRoutes?: InteractionRoutesLimit | undefined;
   /** The board site the bot serves by default: named in the "bot ready" line, nothing more. */
   readonly siteId: string;
 }

@@ -72,7 +72,7 @@ export interface RouterDeps<C> {
  * answer, within Discord's 3 s; what is left of them after this still covers the callback itself, or the
  * deferral of a command whose form came too late.
  */
-export const FORM_TIMEOUT_MS = 1500;
+const FORM_TIMEOUT_MS = 1500;
 
 /**
  * What a form must leave of Discord's 3 s (counted from the interaction's creation, so a gateway or event

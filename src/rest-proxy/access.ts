@@ -14,28 +14,16 @@
  * Everything else is refused with 401 by the proxy itself and never reaches Discord.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-
-/** The routes a request without Authorization may take, route being the path without `/api/vN`. */
-const CALLBACK = /^\/interactions\/\d{1,20}\/[A-Za-z0-9._-]{1,512}\/callback$/;
-const FOLLOW_UP = /^\/webhooks\/(\d{1,20})\/[A-Za-z0-9._-]{1,512}$/;
-// discord.js sends `@original` percent-encoded (`%40original`).
-const WEBHOOK_MESSAGE =
-  /^\/webhooks\/(\d{1,20})\/[A-Za-z0-9._-]{1,512}\/messages\/(?:@original|%40original|\d{1,20})$/;
-const MESSAGE_METHODS: ReadonlySet<string> = new Set(['GET', 'PATCH', 'DELETE']);
+import { interactionRoute, type InteractionRoute } from '../discord/interaction-routes.js';
 
 /**
  * Which route a request without Authorization may take: the callback (any interaction: its token is its
- * authority), or an interaction webhook route, whose application id must then be one of the bots'.
+ * authority), or an interaction webhook route, whose application id must then be one of the bots'. The
+ * routes are the bot's own definition of interaction routes (src/discord/interaction-routes.ts), which the
+ * proxy also keeps off the global limit (proxy.ts).
  */
-export function tokenInPathRoute(
-  method: string,
-  route: string,
-): { readonly kind: 'callback' } | { readonly kind: 'webhook'; readonly applicationId: string } | undefined {
-  if (method === 'POST' && CALLBACK.test(route)) return { kind: 'callback' };
-  const followUp = method === 'POST' ? FOLLOW_UP.exec(route) : null;
-  const message = MESSAGE_METHODS.has(method) ? WEBHOOK_MESSAGE.exec(route) : null;
-  const applicationId = (followUp ?? message)?.[1];
-  return applicationId === undefined ? undefined : { kind: 'webhook', applicationId };
+export function tokenInPathRoute(method: string, route: string): InteractionRoute | undefined {
+  return interactionRoute(method, route);
 }
 
 function digest(text: string): Buffer {

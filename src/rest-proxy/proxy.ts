@@ -9,7 +9,12 @@
  * Authorization. Everything else is answered 401 here and never reaches Discord. The tokens are held only
  * to compare with and, once each, to ask Discord for the token's application id.
  *
- * It runs one @discordjs/rest queue, so it is for the processes of one host (or a few behind one proxy).
+ * Interaction routes (the callback and the bots' interaction webhooks: src/discord/interaction-routes.ts)
+ * go through a second queue with no global cap, as Discord holds them to no global limit; their per-route
+ * buckets still apply there. Everything else shares the bots' global 50 requests a second. (Each bot
+ * process does the same on its side: src/discord/interaction-rest.ts.)
+ *
+ * It runs one @discordjs/rest queue of each kind, so it is for the processes of one host (or a few behind one proxy).
  * Several hosts that must share limits without a single proxy want a clustered proxy (nirn-proxy); see the
  * README, "Running at scale".
  */
@@ -85,6 +90,12 @@ interface Gate {
   readonly applications: ApplicationIds;
 }
 
+/** The proxy's two queues: `bound` under the global limit, `interactions` for the routes outside it. */
+interface Queues {
+  readonly bound: REST;
+  readonly interactions: REST;
+}
+
 const REQUEST_METHODS: ReadonlySet<string> = new Set(Object.values(RequestMethod));
 
 /** The methods @discordjs/rest sends (Discord's REST API takes no other). */
@@ -95,6 +106,16 @@ function isRequestMethod(method: string): method is RequestMethod {
 /** A route as @discordjs/rest takes it. */
 function isRoute(route: string): route is `/${string}` {
   return route.startsWith('/');
+}
+
+/**
+ * Whether the request takes an interaction route (outside Discord's global limit), whatever Authorization
+ * it carries: a webhook route only under one of the bots' application ids.
+ */
+async function isInteractionRoute(gate: Gate, method: string, route: string): Promise<boolean> {
+  const found = tokenInPathRoute(method, route);
+  if (found === undefined) return false;
+  return found.kind === 'callback' || (await gate.applications.has(found.applicationId));
 }
 
 /** Whether the proxy relays this request (see access.ts). */
@@ -113,7 +134,7 @@ async function admitted(gate: Gate, method: string, route: string, authorization
  * empty 200 and an unhandled rejection that would end the process for every bot behind it.
  */
 async function forward(
-  rest: REST,
+  queues: Queues,
   gate: Gate,
   req: IncomingMessage,
   res: ServerResponse,
@@ -123,6 +144,7 @@ async function forward(
   const route = url.pathname.replace(/^\/api(\/v\d+)?/, '');
   const method = req.method ?? 'GET';
   const { authorization } = req.headers;
+  let rest: REST;
   try {
     if (!(await admitted(gate, method, route, authorization))) {
       options.onRefused?.({ method, path: redactUrl(url.pathname) });
@@ -132,6 +154,7 @@ async function forward(
       res.end(REFUSED_BODY);
       return;
     }
+    rest = (await isInteractionRoute(gate, method, route)) ? queues.interactions : queues.bound;
   } catch (error) {
     // Not expected (look-ups answer rather than throw), but never an unhandled rejection.
     options.onError?.(error);
@@ -179,11 +202,14 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
   }
   // Limits are the proxy's to keep: a 429 goes back to the bot at once (its own REST client waits and
   // retries), and the proxy itself never retries, so one request never becomes several upstream.
-  const rest = new REST({
-    api: options.upstream ?? DISCORD_API,
-    rejectOnRateLimit: () => true,
-    retries: 0,
-  });
+  const restOptions = { api: options.upstream ?? DISCORD_API, rejectOnRateLimit: () => true, retries: 0 };
+  const rest = new REST(restOptions);
+  const queues: Queues = {
+    bound: rest,
+    // Infinity: @discordjs/rest's global counter never runs out on its own; a global 429 from Discord
+    // still stops this queue until its Retry-After (and goes back to the bot, which waits it out).
+    interactions: new REST({ ...restOptions, globalRequestsPerSecond: Number.POSITIVE_INFINITY }),
+  };
   const known = options.applicationIds ?? [];
   const gate: Gate = {
     isBotToken: createTokenCheck(tokens),
@@ -195,7 +221,7 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
     }),
   };
   const server: Server = createServer((req, res) => {
-    void forward(rest, gate, req, res, options);
+    void forward(queues, gate, req, res, options);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -211,6 +237,10 @@ export async function startRestProxy(options: RestProxyOptions): Promise<RestPro
   return {
     url: `http://${host}:${address.port}/api`,
     async close() {
+      for (const queue of [queues.bound, queues.interactions]) {
+        queue.clearHashSweeper();
+        queue.clearHandlerSweeper();
+      }
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -82,6 +82,11 @@ export interface FakeDiscordOptions {
    * GUILD_CREATE and GET /guilds/:id, and as `guild_locale` in their interactions.
    */
   readonly guildLocales?: readonly string[];
+  /**
+   * Discord's global rate limit: 50 requests in each second per bot token on every route but the
+   * interaction routes, 429 `global` past it (global-limit.ts). Default on.
+   */
+  readonly globalRateLimit?: boolean;
 }
 
 export interface FakeDiscord {

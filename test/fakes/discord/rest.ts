@@ -20,6 +20,7 @@ import {
   type RestContext,
   type RestRequest,
 } from './rest-context.js';
+import { createGlobalLimit } from './global-limit.js';
 import { registerApplicationRoutes } from './routes/applications.js';
 import { registerChannelRoutes } from './routes/channels.js';
 import { registerCommandRoutes } from './routes/commands.js';
@@ -73,8 +74,18 @@ export interface FakeRest {
   handle(request: IncomingMessage, response: ServerResponse): void;
 }
 
-export function createFakeRest(state: FakeState, gatewayUrl: () => string): FakeRest {
+export interface FakeRestOptions {
+  /** Discord's global limit of 50 requests a second off the interaction routes (global-limit.ts); default on. */
+  readonly globalLimit?: boolean;
+}
+
+export function createFakeRest(
+  state: FakeState,
+  gatewayUrl: () => string,
+  options: FakeRestOptions = {},
+): FakeRest {
   const routes: Route[] = [];
+  const globalLimit = options.globalLimit === false ? undefined : createGlobalLimit(state);
   const buckets = new Map<string, { count: number; resetAt: number }>();
   const world = state.world;
   const worlds = state.worlds;
@@ -324,6 +335,8 @@ export function createFakeRest(state: FakeState, gatewayUrl: () => string): Fake
     }
     const injection = injected(req, route.template);
     if (injection !== undefined) return { template: route.template, reply: injection };
+    const global = globalLimit?.check(req.method, route.template, params, req.authHeader);
+    if (global !== undefined) return { template: route.template, reply: global };
     const majorId = params['channel'] ?? params['guild'] ?? params['token'] ?? '';
     const { headers, over } = rateLimit(`${req.method} ${route.template}`, majorId);
     if (over) {

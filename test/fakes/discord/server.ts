@@ -86,7 +86,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   let port = 0;
   const gatewayUrl = (): string => `ws://127.0.0.1:${port}/gateway`;
-  const rest = createFakeRest(state, gatewayUrl);
+  const rest = createFakeRest(state, gatewayUrl, { globalLimit: options.globalRateLimit ?? true });
   const gateway = createFakeGateway({
     token,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2000,

@@ -26,6 +26,8 @@ export interface RecordedFile {
 export type ViolationKind =
   | 'schema'
   | 'limit'
+  /** Past Discord's global 50 requests a second (global-limit.ts). */
+  | 'global-limit'
   | 'empty-message'
   | 'late-answer'
   | 'expired-token'
