@@ -23,10 +23,16 @@ export interface BotChild {
   stop(): Promise<void>;
 }
 
-export async function startBotChild(input: BotProcessInput, readyTimeoutMs: number): Promise<BotChild> {
+/** `maxOldSpaceMiB`: V8's heap limit of the bot's process, for sizes whose heap passes Node's default. */
+export async function startBotChild(
+  input: BotProcessInput,
+  readyTimeoutMs: number,
+  maxOldSpaceMiB?: number,
+): Promise<BotChild> {
+  const heap = maxOldSpaceMiB === undefined ? [] : [`--max-old-space-size=${maxOldSpaceMiB}`];
   const child: ChildProcess = fork(path.join(here, 'bot-process.ts'), [JSON.stringify(input)], {
     cwd: path.join(here, '..'),
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', ...heap, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let exited = false;

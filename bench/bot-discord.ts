@@ -1,34 +1,29 @@
 /**
- * A small local Discord for the load benchmark: the shared fake (test/fakes/discord) seeds one guild, and
- * the benchmark needs a bot in 1,000 and 10,000 servers. This one speaks just enough gateway v10 (JSON,
- * no compression) and REST for an unmodified discord.js client to log in, receive READY and one
- * GUILD_CREATE per server, register commands, and answer chat messages with replies (POST) and preview
- * suppression (PATCH). It checks nothing and enforces no rate limits; it records what the bot sent.
- * Everything listens on 127.0.0.1.
+ * A small local Discord for the load and memory benchmarks: the shared fake (test/fakes/discord) seeds one
+ * guild, and the benchmarks need a bot in 1,000 to 50,000 servers. This one speaks just enough gateway v10
+ * (JSON, no compression) and REST for an unmodified discord.js client to log in, receive READY and, after
+ * it, one GUILD_CREATE per server of its shard (bench/bot-discord-world.ts builds them), register commands,
+ * and answer chat messages with replies (POST) and preview suppression (PATCH). It checks nothing and
+ * enforces no rate limits; it records what the bot sent. Everything listens on 127.0.0.1.
+ *
+ * Sharded (`sharded: true`), `/gateway/bot` recommends one shard per 2,500 servers, as Discord does
+ * (docs/discord-platform.md), and each IDENTIFY gets only its shard's servers. A session can be resumed
+ * (RESUME with a known session id gets RESUMED) and the bench can drop every session either way Discord
+ * does: closed with 4000 (the client resumes) or INVALID_SESSION (d: false: the client identifies afresh).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChannelType, PermissionFlagsBits } from 'discord.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { cardsIn } from './answers.js';
+import { createWorld, messageJson, type BenchGuild, type WorldShape } from './bot-discord-world.js';
 
-export interface WorldShape {
-  readonly guilds: number;
-  /** Per guild: one category, one voice channel, the rest text channels (the first of them age-restricted). */
-  readonly channels: number;
-  /** Per guild, @everyone and the bot's managed role included. */
-  readonly roles: number;
-  /** Per guild, the bot included. */
-  readonly members: number;
-  /** Per guild: members shown online. */
-  readonly presences: number;
-}
+export type { BenchGuild, WorldShape } from './bot-discord-world.js';
 
-export interface BenchGuild {
-  readonly id: string;
-  readonly textChannelIds: readonly string[];
-  /** Member user ids, the bot excluded. */
-  readonly memberIds: readonly string[];
+export interface BenchDiscordOptions {
+  /** One shard per 2,500 servers (Discord's rule); otherwise a single shard whatever the count. */
+  readonly sharded?: boolean;
+  /** `session_start_limit.max_concurrency`: identifies per 5 s the client may make. Default 1. */
+  readonly maxConcurrency?: number;
 }
 
 export interface SentMessage {
@@ -43,9 +38,24 @@ export interface BenchDiscord {
   readonly apiUrl: string;
   readonly token: string;
   readonly guilds: readonly BenchGuild[];
-  /** Live gateway sessions that were sent READY and every GUILD_CREATE. */
+  /** Shards `/gateway/bot` recommends. */
+  readonly shards: number;
+  /** Live gateway sessions that were sent READY (or RESUMED) and every GUILD_CREATE. */
   readonly sessions: number;
-  /** MESSAGE_CREATE to every live session; returns the message id. */
+  /**
+   * Resolves once `expected` sessions are live and each has answered a heartbeat request with the
+   * sequence of its last dispatch: the client has read every GUILD_CREATE, not merely been sent it.
+   */
+  caughtUp(expected: number, timeoutMs: number): Promise<void>;
+  /**
+   * Ends every live session as Discord would, and resolves (in ms) once every shard is back and caught
+   * up: 'resume' closes the sockets with 4000 (the client RESUMEs), 'fresh' sends INVALID_SESSION d: false
+   * (the client IDENTIFYs again and gets every server again).
+   */
+  dropSessions(mode: 'resume' | 'fresh', timeoutMs: number): Promise<number>;
+  /** RESUMEs this Discord accepted. */
+  readonly resumes: number;
+  /** MESSAGE_CREATE to the live session of the server's shard; returns the message id. */
   dispatchMessage(input: { guild: number; channel: number; author: number; content: string }): string;
   /** Messages the bot posted, in order. */
   readonly sent: readonly SentMessage[];
@@ -56,135 +66,47 @@ export interface BenchDiscord {
   close(): Promise<void>;
 }
 
+interface Session {
+  readonly id: string;
+  readonly shard: number;
+  /** Indices of the servers of its shard: READY is dispatch 1, the GUILD_CREATE of `mine[n]` is n + 2. */
+  readonly mine: readonly number[];
+  socket: WebSocket;
+  seq: number;
+  /** Every GUILD_CREATE (or RESUMED) was sent. */
+  sent: boolean;
+  /** A heartbeat carried the sequence of the last dispatch sent. */
+  caughtUp: boolean;
+}
+
 const TOKEN = 'MTA5.bench-discord.bot-token';
-const BASE_ID = 1_100_000_000_000_000_000n;
 const HEARTBEAT_MS = 41_250;
-/** Stop queueing GUILD_CREATEs while this much is waiting in the socket. */
-const HIGH_WATER = 16 * 2 ** 20;
+const SERVERS_PER_SHARD = 2500;
+const HIGH_WATER = 16 * 2 ** 20; // queued in the socket: stop queueing GUILD_CREATEs
+const POLL_MS = 5;
+const ASK_AGAIN_POLLS = 100;
 
-export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord> {
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startBenchDiscord(
+  shape: WorldShape,
+  options: BenchDiscordOptions = {},
+): Promise<BenchDiscord> {
+  const world = createWorld(shape);
+  const { applicationId, botUser, joinedAt, guilds } = world;
+  const shardCount = options.sharded === true ? Math.max(1, Math.ceil(shape.guilds / SERVERS_PER_SHARD)) : 1;
   let counter = 0n;
-  const nextId = (): string => (BASE_ID + counter++).toString();
-  const applicationId = nextId();
-  const botUser = {
-    id: applicationId,
-    username: 'philomena-bot',
-    discriminator: '0',
-    global_name: null,
-    avatar: null,
-    bot: true,
-  };
-  const joinedAt = new Date(Date.now() - 86_400_000).toISOString();
-  const everyoneBits =
-    PermissionFlagsBits.ViewChannel |
-    PermissionFlagsBits.SendMessages |
-    PermissionFlagsBits.EmbedLinks |
-    PermissionFlagsBits.ReadMessageHistory |
-    PermissionFlagsBits.UseApplicationCommands;
-  const botBits = everyoneBits | PermissionFlagsBits.ManageMessages | PermissionFlagsBits.AttachFiles;
-
-  const guilds: BenchGuild[] = [];
-  const guildPayloads: string[] = [];
-  const userById = new Map<string, Record<string, unknown>>();
-  for (let g = 0; g < shape.guilds; g += 1) {
-    const guildId = nextId();
-    const botRoleId = nextId();
-    const roles = [
-      role(guildId, '@everyone', everyoneBits, 0, false),
-      { ...role(botRoleId, 'philomena-bot', botBits, 1, true), tags: { bot_id: applicationId } },
-    ];
-    for (let r = roles.length; r < shape.roles; r += 1) roles.push(role(nextId(), `role ${r}`, 0n, r, false));
-    const categoryId = nextId();
-    const channels: Record<string, unknown>[] = [
-      channel(categoryId, guildId, ChannelType.GuildCategory, 'Text', null, 0, false),
-    ];
-    const textChannelIds: string[] = [];
-    for (let c = 1; c < shape.channels - 1; c += 1) {
-      const id = nextId();
-      textChannelIds.push(id);
-      channels.push(channel(id, guildId, ChannelType.GuildText, `chat-${c}`, categoryId, c, c === 1));
-    }
-    channels.push(channel(nextId(), guildId, ChannelType.GuildVoice, 'Lounge', null, shape.channels, false));
-    const memberIds: string[] = [];
-    const members: Record<string, unknown>[] = [member(botUser, [botRoleId], joinedAt)];
-    for (let m = 1; m < shape.members; m += 1) {
-      const id = nextId();
-      const user = {
-        id,
-        username: `member_${g}_${m}`,
-        discriminator: '0',
-        global_name: `Member ${m}`,
-        avatar: null,
-        bot: false,
-      };
-      userById.set(id, user);
-      memberIds.push(id);
-      const someRole = roles[2 + (m % Math.max(1, roles.length - 2))];
-      members.push(member(user, someRole === undefined ? [] : [String(someRole['id'])], joinedAt));
-    }
-    const presences = memberIds.slice(0, shape.presences).map((id) => ({
-      user: { id },
-      status: 'online',
-      activities: [],
-      client_status: { desktop: 'online' },
-    }));
-    guilds.push({ id: guildId, textChannelIds, memberIds });
-    guildPayloads.push(
-      JSON.stringify({
-        id: guildId,
-        name: `Bench server ${g}`,
-        icon: null,
-        splash: null,
-        discovery_splash: null,
-        banner: null,
-        description: null,
-        owner_id: memberIds[0] ?? applicationId,
-        afk_channel_id: null,
-        afk_timeout: 300,
-        verification_level: 1,
-        default_message_notifications: 1,
-        explicit_content_filter: 2,
-        features: [],
-        mfa_level: 0,
-        application_id: null,
-        system_channel_id: textChannelIds[0] ?? null,
-        system_channel_flags: 0,
-        rules_channel_id: null,
-        public_updates_channel_id: null,
-        safety_alerts_channel_id: null,
-        vanity_url_code: null,
-        premium_tier: 0,
-        premium_subscription_count: 0,
-        preferred_locale: 'en-US',
-        max_members: 500_000,
-        max_video_channel_users: 25,
-        nsfw_level: 0,
-        premium_progress_bar_enabled: false,
-        roles,
-        emojis: [],
-        stickers: [],
-        joined_at: joinedAt,
-        large: false,
-        unavailable: false,
-        member_count: shape.members,
-        voice_states: [],
-        members,
-        channels,
-        threads: [],
-        presences,
-        stage_instances: [],
-        guild_scheduled_events: [],
-        soundboard_sounds: [],
-        lazy: true,
-      }),
-    );
-  }
+  // Message and command ids: far after every server's (bot-discord-world.ts).
+  const nextId = (): string => ((270_000_000_000n + counter++) << 22n).toString();
 
   const sent: SentMessage[] = [];
   const unknownRoutes: string[] = [];
   let edits = 0;
+  let resumes = 0;
   let port = 0;
-  const live = new Set<{ socket: WebSocket; seq: number }>();
+  /** Every session, live or not, by id: a closed one may be resumed. */
+  const sessions = new Map<string, Session>();
+  const live = new Set<Session>();
 
   function answer(response: ServerResponse, status: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -193,28 +115,6 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
       'content-length': Buffer.byteLength(text),
     });
     response.end(text);
-  }
-
-  function messageJson(id: string, channelId: string, author: object, body: Record<string, unknown>): object {
-    return {
-      id,
-      type: body['message_reference'] === undefined ? 0 : 19,
-      channel_id: channelId,
-      author,
-      content: typeof body['content'] === 'string' ? body['content'] : '',
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      tts: false,
-      mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
-      attachments: [],
-      embeds: Array.isArray(body['embeds']) ? body['embeds'] : [],
-      components: Array.isArray(body['components']) ? body['components'] : [],
-      pinned: false,
-      flags: typeof body['flags'] === 'number' ? body['flags'] : 0,
-      ...(body['message_reference'] === undefined ? {} : { message_reference: body['message_reference'] }),
-    };
   }
 
   function handle(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
@@ -231,10 +131,16 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
       }
     }
     if (method === 'GET' && path === '/gateway/bot') {
+      const maxConcurrency = options.maxConcurrency ?? 1;
       answer(response, 200, {
         url: `ws://127.0.0.1:${port}`,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+        shards: shardCount,
+        session_start_limit: {
+          total: 1000,
+          remaining: 1000,
+          reset_after: 0,
+          max_concurrency: maxConcurrency,
+        },
       });
       return;
     }
@@ -279,12 +185,8 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
       socket.close(4002, 'this bench Discord speaks uncompressed JSON only');
       return;
     }
-    const session = { socket, seq: 0 };
+    let session: Session | undefined;
     const send = (payload: object): void => socket.send(JSON.stringify(payload));
-    const dispatch = (t: string, d: string): void => {
-      session.seq += 1;
-      socket.send(`{"op":0,"s":${session.seq},"t":"${t}","d":${d}}`);
-    };
     send({ op: 10, d: { heartbeat_interval: HEARTBEAT_MS } });
     socket.on('message', (data: Buffer) => {
       let packet: { op?: number; d?: unknown };
@@ -294,26 +196,84 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
         socket.close(4002, 'Error while decoding payload.');
         return;
       }
-      if (packet.op === 1) send({ op: 11 });
-      else if (packet.op === 6) send({ op: 9, d: false });
-      else if (packet.op === 2) void identify(session, dispatch);
+      if (packet.op === 1) {
+        // The client's heartbeat carries the last sequence it read: equal to ours, it has read everything.
+        if (session?.sent === true && packet.d === session.seq) session.caughtUp = true;
+        send({ op: 11 });
+      } else if (packet.op === 6) {
+        session = resume(socket, packet.d);
+      } else if (packet.op === 2) {
+        session = identify(socket, packet.d);
+      }
     });
-    socket.on('close', () => live.delete(session));
+    socket.on('close', () => {
+      if (session !== undefined && session.socket === socket) live.delete(session);
+    });
   });
 
-  async function identify(
-    session: { socket: WebSocket; seq: number },
-    dispatch: (t: string, d: string) => void,
-  ): Promise<void> {
+  function dispatch(session: Session, t: string, d: string): void {
+    session.seq += 1;
+    session.socket.send(`{"op":0,"s":${session.seq},"t":"${t}","d":${d}}`);
+  }
+
+  /** Every dispatch is out: ask for a heartbeat, whose sequence says when the client has read them. */
+  function finish(session: Session): void {
+    session.sent = true;
+    session.caughtUp = false;
+    live.add(session);
+    session.socket.send(JSON.stringify({ op: 1, d: null }));
+  }
+
+  function resume(socket: WebSocket, d: unknown): Session | undefined {
+    const wanted =
+      typeof d === 'object' && d !== null ? (d as { session_id?: unknown }).session_id : undefined;
+    const session = typeof wanted === 'string' ? sessions.get(wanted) : undefined;
+    if (session === undefined) {
+      socket.send(JSON.stringify({ op: 9, d: false }));
+      return undefined;
+    }
+    resumes += 1;
+    session.socket = socket;
+    session.sent = false;
+    session.caughtUp = false;
+    // Replay what the client did not read, as Discord does: a client too busy to read heartbeat acks (a
+    // zombie to @discordjs/ws) resumes amid its GUILD_CREATEs.
+    const read = (d as { seq?: unknown }).seq;
+    const from = typeof read === 'number' ? Math.max(0, read - 1) : session.mine.length;
+    if (from < session.mine.length) {
+      session.seq = from + 1;
+      void sendGuilds(session, from, true);
+    } else {
+      dispatch(session, 'RESUMED', '{}');
+      finish(session);
+    }
+    return session;
+  }
+
+  function identify(socket: WebSocket, d: unknown): Session {
+    const pair = typeof d === 'object' && d !== null ? (d as { shard?: unknown }).shard : undefined;
+    const shard = Array.isArray(pair) && typeof pair[0] === 'number' ? pair[0] : 0;
+    const count = Array.isArray(pair) && typeof pair[1] === 'number' ? pair[1] : 1;
+    const session: Session = {
+      id: `bench-${shard}-${nextId()}`,
+      shard,
+      mine: guilds.flatMap((_g, i) => (world.shardOf(i, count) === shard ? [i] : [])),
+      socket,
+      seq: 0,
+      sent: false,
+      caughtUp: false,
+    };
+    sessions.set(session.id, session);
     dispatch(
+      session,
       'READY',
       JSON.stringify({
         v: 10,
         user: { ...botUser, verified: true, mfa_enabled: true, flags: 0 },
-        guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
-        session_id: `bench-${session.seq}-${Date.now()}`,
+        guilds: session.mine.map((i) => ({ id: guilds[i]?.id, unavailable: true })),
+        session_id: session.id,
         resume_gateway_url: `ws://127.0.0.1:${port}`,
-        shard: [0, 1],
+        shard: [shard, count],
         application: { id: applicationId, flags: 1 << 19 },
         private_channels: [],
         presences: [],
@@ -322,20 +282,44 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
         auth: {},
       }),
     );
-    for (const [i, payload] of guildPayloads.entries()) {
-      if (session.socket.readyState !== session.socket.OPEN) return;
-      dispatch('GUILD_CREATE', payload);
-      if (i % 200 === 199 || session.socket.bufferedAmount > HIGH_WATER) {
-        while (
-          session.socket.bufferedAmount > HIGH_WATER / 2 &&
-          session.socket.readyState === session.socket.OPEN
-        ) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
+    void sendGuilds(session, 0, false);
+    return session;
+  }
+
+  /** The GUILD_CREATEs of `session.mine` from `from` on, then (`resumed`) RESUMED. */
+  async function sendGuilds(session: Session, from: number, resumed: boolean): Promise<void> {
+    const socket = session.socket;
+    for (let n = from; n < session.mine.length; n += 1) {
+      if (socket.readyState !== socket.OPEN) return;
+      dispatch(session, 'GUILD_CREATE', world.guildJson(session.mine[n] ?? 0));
+      if (n % 200 === 199 || socket.bufferedAmount > HIGH_WATER) {
+        while (socket.bufferedAmount > HIGH_WATER / 2 && socket.readyState === socket.OPEN) await sleep(5);
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    live.add(session);
+    if (socket.readyState !== socket.OPEN) return;
+    if (resumed) dispatch(session, 'RESUMED', '{}');
+    finish(session);
+  }
+
+  async function caughtUp(expected: number, timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let polls = 0;
+    for (;;) {
+      const ready = [...live].filter((s) => s.caughtUp);
+      if (ready.length >= expected) return;
+      if (performance.now() > deadline) {
+        throw new Error(
+          `bench Discord: ${ready.length} of ${expected} sessions caught up in ${timeoutMs} ms`,
+        );
+      }
+      // A heartbeat answered before the last dispatches were read: ask again, now and then.
+      polls += 1;
+      if (polls % ASK_AGAIN_POLLS === 0) {
+        for (const s of live) if (!s.caughtUp) s.socket.send(JSON.stringify({ op: 1, d: null }));
+      }
+      await sleep(POLL_MS);
+    }
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -348,21 +332,41 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
     apiUrl: `http://127.0.0.1:${port}/api`,
     token: TOKEN,
     guilds,
+    shards: shardCount,
     get sessions() {
       return live.size;
     },
+    caughtUp,
+    async dropSessions(mode, timeoutMs) {
+      const dropped = [...live];
+      const started = performance.now();
+      for (const session of dropped) {
+        live.delete(session);
+        session.sent = false;
+        session.caughtUp = false;
+        if (mode === 'resume') session.socket.close(4000, 'Unknown error.');
+        else session.socket.send(JSON.stringify({ op: 9, d: false }));
+      }
+      await caughtUp(dropped.length, timeoutMs);
+      return performance.now() - started;
+    },
+    get resumes() {
+      return resumes;
+    },
     dispatchMessage({ guild, channel: channelIndex, author, content }) {
-      const target = guilds[guild % guilds.length];
+      const index = guild % guilds.length;
+      const target = guilds[index];
       if (target === undefined) throw new Error('bench Discord: no guilds');
-      const channelId = target.textChannelIds[channelIndex % target.textChannelIds.length] ?? '';
-      const authorId = target.memberIds[author % target.memberIds.length] ?? '';
+      const channels = target.textChannelIds;
+      const channelId = channels[channelIndex % channels.length] ?? '';
+      const members = Math.max(1, shape.members - 1);
       const id = nextId();
       const d = JSON.stringify({
         id,
         type: 0,
         channel_id: channelId,
         guild_id: target.id,
-        author: userById.get(authorId),
+        author: world.user(index, 1 + (author % members)),
         member: { roles: [], joined_at: joinedAt, deaf: false, mute: false, flags: 0, pending: false },
         content,
         timestamp: new Date().toISOString(),
@@ -377,10 +381,8 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
         pinned: false,
         flags: 0,
       });
-      for (const session of live) {
-        session.seq += 1;
-        session.socket.send(`{"op":0,"s":${session.seq},"t":"MESSAGE_CREATE","d":${d}}`);
-      }
+      const shard = world.shardOf(index, shardCount);
+      for (const session of live) if (session.shard === shard) dispatch(session, 'MESSAGE_CREATE', d);
       return id;
     },
     sent,
@@ -394,85 +396,5 @@ export async function startBenchDiscord(shape: WorldShape): Promise<BenchDiscord
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
-}
-
-function role(
-  id: string,
-  name: string,
-  permissions: bigint,
-  position: number,
-  managed: boolean,
-): Record<string, unknown> {
-  return {
-    id,
-    name,
-    color: 0,
-    hoist: false,
-    icon: null,
-    unicode_emoji: null,
-    position,
-    permissions: permissions.toString(),
-    managed,
-    mentionable: false,
-    flags: 0,
-  };
-}
-
-function channel(
-  id: string,
-  guildId: string,
-  type: ChannelType,
-  name: string,
-  parentId: string | null,
-  position: number,
-  nsfw: boolean,
-): Record<string, unknown> {
-  const base = {
-    id,
-    type,
-    guild_id: guildId,
-    name,
-    position,
-    permission_overwrites: [],
-    parent_id: parentId,
-    nsfw,
-    flags: 0,
-  };
-  if (type === ChannelType.GuildText) {
-    return {
-      ...base,
-      topic: null,
-      last_message_id: null,
-      rate_limit_per_user: 0,
-      default_auto_archive_duration: 1440,
-    };
-  }
-  if (type === ChannelType.GuildVoice) {
-    return {
-      ...base,
-      bitrate: 64_000,
-      user_limit: 0,
-      rtc_region: null,
-      last_message_id: null,
-      rate_limit_per_user: 0,
-    };
-  }
-  return base;
-}
-
-function member(user: object, roles: readonly string[], joinedAt: string): Record<string, unknown> {
-  return {
-    user,
-    nick: null,
-    avatar: null,
-    roles,
-    joined_at: joinedAt,
-    premium_since: null,
-    deaf: false,
-    mute: false,
-    flags: 0,
-    pending: false,
-    communication_disabled_until: null,
   };
 }
