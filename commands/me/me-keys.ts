@@ -30,7 +30,7 @@ import type { ButtonHandler, CommandContext, ModalHandler } from '../shared/cont
 import { memberKeyOf, type LinkRefusal, type MemberKeys } from '../shared/member-keys.js';
 import { DEFAULT_SITE_CHOICE } from '../shared/site-directory.js';
 import { textReply } from '../shared/text-reply.js';
-import { memberFacing } from './member-settings.js';
+import { memberFacing, type MemberSettings } from './member-settings.js';
 
 type Say = (key: string, params?: MessageParams) => string;
 
@@ -233,16 +233,59 @@ async function linkKey(
   );
 }
 
-/** `/me unlink site:`: deletes that site's key at once, and the answers fetched with it. */
+/**
+ * The member's chosen filter on `site` when it is a private one of their own account (`/me filter` accepts
+ * those only with the key): asked of the board with the key, before it goes. Undefined when none was
+ * chosen, it is public or a system one, or the board cannot say (the choice then stays, as before).
+ */
+async function privateChoice(
+  userId: string,
+  site: Site,
+  context: CommandContext,
+  members: MemberSettings,
+): Promise<number | undefined> {
+  const chosen = (await members.get(userId)).filters[site.id];
+  if (chosen === undefined) return undefined;
+  const key = await context.memberKeys.keyFor(userId, site.id);
+  if (key === undefined) return undefined;
+  try {
+    const own = await context.registry
+      .memberClient(site, { id: userId, key: key.reveal() })
+      .userFilters({ perPage: 50 });
+    const filter = own.items.find((item) => item.id === chosen);
+    return filter !== undefined && !filter.public && !filter.system ? chosen : undefined;
+  } catch (error) {
+    context.logger.info({ err: error, siteId: site.id }, "a member's filters could not be read at unlink");
+    return undefined;
+  }
+}
+
+/**
+ * `/me unlink site:`: deletes that site's key at once, and the answers fetched with it. A private filter of
+ * theirs chosen with `/me filter` goes too: without the key the board no longer applies it, and `/me
+ * filter` would go on naming a filter nobody uses.
+ */
 export async function unlink(
   interaction: Incoming<ChatInputCommandInteraction>,
   context: CommandContext,
   say: Say,
+  members: MemberSettings,
 ): Promise<Reply> {
   const site = siteOfChoice(interaction.options.getString('site', true), context, context.sites.defaultSite);
-  const had = await context.memberKeys.unlink(interaction.user.id, site.id);
-  context.registry.forgetMember(interaction.user.id);
-  return textReply(say(had ? 'me.unlink.done' : 'me.unlink.none', { site: escapeMarkdown(site.name) }));
+  const userId = interaction.user.id;
+  const cleared = await privateChoice(userId, site, context, members);
+  const had = await context.memberKeys.unlink(userId, site.id);
+  context.registry.forgetMember(userId);
+  const name = escapeMarkdown(site.name);
+  if (cleared !== undefined) await members.setFilter(userId, site.id, undefined);
+  return textReply(
+    [
+      say(had ? 'me.unlink.done' : 'me.unlink.none', { site: name }),
+      ...(cleared === undefined
+        ? []
+        : [say('me.unlink.filter-cleared', { site: name, filter: String(cleared) })]),
+    ].join('\n'),
+  );
 }
 
 /** The lines of `/me show` about linked accounts: each site with its key's last four characters. */

@@ -199,7 +199,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   hide: ownTags('hide'),
   unhide: ownTags('unhide'),
   link: (interaction, context, _members, say) => Promise.resolve(link(interaction, context, say)),
-  unlink: (interaction, context, _members, say) => unlink(interaction, context, say),
+  unlink: (interaction, context, members, say) => unlink(interaction, context, say, members),
 };
 
 export interface MeCommandOptions {

@@ -302,4 +302,23 @@ describe('a linked member’s own account where no server decides', () => {
     ).toBe(true);
     expect(everythingSaid()).not.toContain(account.key);
   });
+
+  it('GIVEN a private filter of their own chosen, then /me unlink THEN the choice goes with the key and says so; /me filter names none', async () => {
+    const member = h.discord.guild.otherMemberId;
+    const account = h.booru.addAccount({
+      name: 'UnlinkingAccount',
+      filters: [{ name: 'Unlinking no Twilight', hiddenTags: [TWILIGHT] }],
+    });
+    const own = account.filterIds[0] ?? 0;
+    await link(member, account.key);
+    expect((await meFilter(member, { filter_id: own })).content).toMatch(/Your filter on .* is set/);
+    // `default`: the bot's own site (BOORU_URL), the one linked from a DM.
+    const unlinked = await command(member, 'me', { site: 'default' }, 'dm', 'unlink');
+    expect(unlinked.content).toMatch(/Your key for .* is deleted/);
+    expect(unlinked.content).toContain(
+      `(filter ${own}) was a private one of your account, so it is cleared too`,
+    );
+    expect((await meFilter(member)).content).toMatch(/You have no filter of your own/);
+    expect(everythingSaid()).not.toContain(account.key);
+  });
 });
