@@ -191,14 +191,18 @@ export function previewText(
   if (cleared.length > 0) {
     lines.push(say('transfer.preview.channels-cleared', { channels: listed(cleared.map(channel), say) }));
   }
-  const beforeKeys = new Set(now.feeds.map(feedKey));
-  const afterKeys = new Set(plan.feeds.map(feedKey));
-  const added = plan.feeds.filter((feed) => !beforeKeys.has(feedKey(feed)));
-  const removed = now.feeds.filter((feed) => !afterKeys.has(feedKey(feed)));
-  const matched = plan.feeds.flatMap((feed) => {
-    const was = now.feeds.find((old) => feedKey(old) === feedKey(feed));
-    return was === undefined ? [] : [{ feed, was }];
-  });
+  // Paired in order, each present feed at most once, as the import pairs them (feed-store.ts
+  // `replacement`): a server may hold two feeds equal in channel, site and query.
+  const left = [...now.feeds];
+  const added: (typeof plan.feeds)[number][] = [];
+  const matched: { feed: (typeof plan.feeds)[number]; was: (typeof now.feeds)[number] }[] = [];
+  for (const feed of plan.feeds) {
+    const at = left.findIndex((old) => feedKey(old) === feedKey(feed));
+    const was = at === -1 ? undefined : left.splice(at, 1)[0];
+    if (was === undefined) added.push(feed);
+    else matched.push({ feed, was });
+  }
+  const removed = left;
   const paused = matched.filter(({ feed, was }) => feed.paused && !was.paused).map(({ feed }) => feed);
   const resumed = matched.filter(({ feed, was }) => !feed.paused && was.paused).map(({ feed }) => feed);
   const feedLists = [
