@@ -10,12 +10,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FAKE_KEY, FILTER_IDS, IDS, type CreatedAccount } from '../fakes/philomena/index.js';
 import { setServerFilter } from '../support/board.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
-import { cardUrl, customIds } from '../support/messages.js';
+import { cardUrl } from '../support/messages.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
+import { everythingSaid as said, linkKey } from '../support/member-links.js';
 
 const SECRET = randomBytes(32).toString('base64');
 /** Image 101 (safe) is the only image tagged `twilight sparkle`; `id:101` finds it alone. */
@@ -37,18 +38,8 @@ afterEach(() => {
   expectNoDiscordProblems(h.discord);
 });
 
-/** `/me link` in the bot's DM for `userId`, the button pressed, `key` pasted into the form. */
-async function link(userId: string, key: string): Promise<void> {
-  const intro = await h.discord
-    .sendCommand({ name: 'me', subcommand: 'link', channel: 'dm', userId })
-    .finalReply();
-  const open = customIds(intro).find((id) => id.startsWith('melink:open:'));
-  if (open === undefined) throw new Error(`no link button on: ${intro.content}`);
-  const click: InteractionHandle = h.discord.sendButton({ message: intro, customId: open, userId });
-  await click.acknowledged;
-  const done = await h.discord.submitModal({ opener: click, values: { key } }).finalReply();
-  expect(done.content).toMatch(/is linked/);
-}
+/** `/me link` for `userId` with `key` (test/support/member-links.ts). */
+const link = (userId: string, key: string): Promise<void> => linkKey(h, userId, key);
 
 /** An account whose current filter is a private filter of its own that hides `twilight sparkle`. */
 function hidingAccount(name: string): CreatedAccount {
@@ -83,9 +74,7 @@ function shownId(message: RecordedMessage): number {
 }
 
 /** Everything the bot sent to Discord and wrote to its log, as one text. */
-function everythingSaid(): string {
-  return JSON.stringify(h.discord.requests) + h.logText();
-}
+const everythingSaid = (): string => said(h);
 
 const since = (mark: number, path: RegExp) => h.booru.requests.slice(mark).filter((r) => path.test(r.path));
 const SEARCHES = /\/search\/images$/;

@@ -1,24 +1,11 @@
 /**
- * What the upload suites share (test/e2e/upload*.test.ts): linking a member's key through `/me link` the
- * way a member does, an upload with `/upload`, and everything the bot said (to Discord and its log).
+ * What the upload suites share (test/e2e/upload*.test.ts): an upload with `/upload` and the board's record
+ * of it; linking a key and everything the bot said come from member-links.ts.
  */
-import { expect } from 'vitest';
-import type { InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import type { Harness } from './harness.js';
-import { customIds } from './messages.js';
 
-/** `/me link` in the bot's DM for `userId`, the button pressed, `key` pasted into the form. */
-export async function linkKey(h: Harness, userId: string, key: string): Promise<void> {
-  const intro = await h.discord
-    .sendCommand({ name: 'me', subcommand: 'link', channel: 'dm', userId })
-    .finalReply();
-  const open = customIds(intro).find((id) => id.startsWith('melink:open:'));
-  if (open === undefined) throw new Error(`no link button on: ${intro.content}`);
-  const click: InteractionHandle = h.discord.sendButton({ message: intro, customId: open, userId });
-  await click.acknowledged;
-  const done = await h.discord.submitModal({ opener: click, values: { key } }).finalReply();
-  expect(done.content).toMatch(/is linked/);
-}
+export { everythingSaid, linkKey } from './member-links.js';
 
 /** `/upload` as `userId` in `channel`. */
 export function sendUpload(
@@ -28,11 +15,6 @@ export function sendUpload(
   channel = 'plain',
 ): Promise<RecordedMessage> {
   return h.discord.sendCommand({ name: 'upload', options, channel, userId }).finalReply();
-}
-
-/** Everything the bot sent to Discord and wrote to its log, as one text. */
-export function everythingSaid(h: Harness): string {
-  return JSON.stringify(h.discord.requests) + h.logText();
 }
 
 /** The POSTs of uploads the board got since `mark`. */
