@@ -11,7 +11,7 @@
  */
 import '../test/setup.js';
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { Options, type ClientOptions, type Collection } from 'discord.js';
+import { Guild, Options, type ClientOptions, type Collection } from 'discord.js';
 import { createFeatures } from '../commands/index.js';
 import { createBot } from '../src/discord/bot.js';
 import { runtimeOptionsOf } from '../src/runtime-options.js';
@@ -92,6 +92,41 @@ async function settledMemory(): Promise<MemoryFigures> {
   return { rss, heapUsed, external };
 }
 
+/** The client's own caches, each made once per client: the count of every other walks from these. */
+const CLIENT_CACHES: ReadonlySet<string> = new Set(['GuildManager', 'ChannelManager', 'UserManager']);
+
+/** A server's caches, by the manager name the count reports. */
+const GUILD_CACHES = {
+  GuildMemberManager: (guild: Guild) => guild.members.cache,
+  GuildChannelManager: (guild: Guild) => guild.channels.cache,
+  RoleManager: (guild: Guild) => guild.roles.cache,
+  PresenceManager: (guild: Guild) => guild.presences.cache,
+  VoiceStateManager: (guild: Guild) => guild.voiceStates.cache,
+  GuildEmojiManager: (guild: Guild) => guild.emojis.cache,
+  GuildStickerManager: (guild: Guild) => guild.stickers.cache,
+} as const;
+
+/** How many entries every cache holds, walked from the client's own caches (nothing kept per server). */
+function cacheEntries(
+  made: readonly { name: string; collection: WeakRef<Collection<unknown, unknown>> }[],
+): Record<string, number> {
+  const cached: Record<string, number> = {};
+  const add = (name: string, size: number): void => {
+    if (size > 0) cached[name] = (cached[name] ?? 0) + size;
+  };
+  for (const { name, collection } of made) {
+    const held = collection.deref();
+    if (held === undefined) continue;
+    add(name, held.size);
+    if (name !== 'GuildManager') continue;
+    for (const guild of held.values()) {
+      if (!(guild instanceof Guild)) continue;
+      for (const [cache, of] of Object.entries(GUILD_CACHES)) add(cache, of(guild).size);
+    }
+  }
+  return cached;
+}
+
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as BotProcessInput;
   const config = loadConfig({
@@ -127,7 +162,10 @@ async function main(): Promise<void> {
   });
 
   // Count what the caches hold. The factory is the one createBot would use (the bot's own options from
-  // discordClientOptions, or discord.js's defaults); the wrapper only remembers each collection it made.
+  // discordClientOptions, or discord.js's defaults); the wrapper remembers only the client's own caches
+  // (one each per client: servers, channels, users) and the count walks from them, so that the bench keeps
+  // nothing per server itself (remembering every collection made, as it once did, kept ~7 KiB a server:
+  // discord.js makes a hundred collections for each server it builds, cached or not).
   const made: { name: string; collection: WeakRef<Collection<unknown, unknown>> }[] = [];
   const base =
     input.caches === 'tuned'
@@ -136,7 +174,8 @@ async function main(): Promise<void> {
   if (base === undefined) throw new Error('the bot options carry no makeCache');
   const makeCache: NonNullable<ClientOptions['makeCache']> = (manager, holds, holder) => {
     const collection = base(manager, holds, holder);
-    made.push({ name: manager.name, collection: new WeakRef(collection) });
+    if (CLIENT_CACHES.has(manager.name))
+      made.push({ name: manager.name, collection: new WeakRef(collection) });
     return collection;
   };
   const clientOptions: Partial<ClientOptions> =
@@ -188,11 +227,7 @@ async function main(): Promise<void> {
         reply({ type: 'cpu', userMicros: user, systemMicros: system });
       } else if (request.type === 'memory') {
         const memory = await settledMemory();
-        const cached: Record<string, number> = {};
-        for (const { name, collection } of made) {
-          const size = collection.deref()?.size ?? 0;
-          if (size > 0) cached[name] = (cached[name] ?? 0) + size;
-        }
+        const cached = cacheEntries(made);
         reply({ type: 'memory', memory, cached });
       } else if (request.type === 'stats') {
         const budgetQueued = registry.clients().reduce((sum, c) => sum + c.stats().budget.queued, 0);

@@ -3,21 +3,21 @@
  * --expose-gc): it connects to the bench Discord, waits for every server, and says what the heap holds,
  * then, for discord.js, what each cache holds, by emptying the caches one after the other and measuring
  * the heap after a forced GC each time. Modes:
- *   tuned / default  a discord.js Client with the bot's cache options, or discord.js's defaults
- *   raw              @discordjs/ws alone, keeping every GUILD_CREATE as parsed (the payloads' own cost)
- *   facts            @discordjs/ws alone, keeping only bench/channel-facts-prototype.ts's compact table
- *   hybrid           a discord.js Client with every cache at 0, guilds, channels and roles included (which
- *                    discord.js calls unsupported), and the fact table built from its raw events: what the
- *                    Client itself costs once it keeps nothing
+ *   bot      the bot's own: a discord.js Client with the bot's options (no cache at all) and the servers'
+ *            facts kept from its raw packets (src/discord/server-facts.ts)
+ *   default  a discord.js Client with discord.js's default caches, each emptied in turn
+ *   raw      @discordjs/ws alone, keeping every GUILD_CREATE as parsed (the payloads' own cost)
+ *   facts    @discordjs/ws alone, keeping only the servers' facts: what the bot would cost without the
+ *            discord.js Client around the gateway (the alternative issue 23 weighed)
  */
 import { REST } from '@discordjs/rest';
 import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import { Client, GatewayIntentBits, Options, type ClientOptions } from 'discord.js';
-import { discordClientOptions } from '../src/discord/client-options.js';
-import { channelFact, packGuild, type RawGuild } from './channel-facts-prototype.js';
+import { createDiscordClient, discordClientOptions } from '../src/discord/client-options.js';
+import { createServerFacts, type ServerFacts } from '../src/discord/server-facts.js';
 
 export interface BreakdownInput {
-  readonly mode: 'tuned' | 'default' | 'raw' | 'facts' | 'hybrid';
+  readonly mode: 'bot' | 'default' | 'raw' | 'facts';
   readonly apiUrl: string;
   readonly token: string;
   readonly servers: number;
@@ -54,14 +54,11 @@ async function settled(label: string): Promise<BreakdownStep> {
 
 async function discordJs(input: BreakdownInput): Promise<BreakdownStep[]> {
   const tuned = discordClientOptions({ unfurl: true, apiUrl: input.apiUrl });
-  const options: ClientOptions =
-    input.mode === 'tuned'
-      ? tuned
-      : {
-          ...tuned,
-          makeCache: Options.cacheWithLimits(Options.DefaultMakeCacheSettings),
-          sweepers: Options.DefaultSweeperSettings,
-        };
+  const options: ClientOptions = {
+    ...tuned,
+    makeCache: Options.cacheWithLimits(Options.DefaultMakeCacheSettings),
+    sweepers: Options.DefaultSweeperSettings,
+  };
   const client = new Client(options);
   const steps = [await settled('idle')];
   const ready = new Promise<void>((resolve) => client.once('clientReady', () => resolve()));
@@ -99,78 +96,40 @@ async function discordJs(input: BreakdownInput): Promise<BreakdownStep[]> {
   return steps;
 }
 
-async function hybrid(input: BreakdownInput): Promise<BreakdownStep[]> {
-  const tuned = discordClientOptions({ unfurl: true, apiUrl: input.apiUrl });
-  const none = Object.fromEntries(HYBRID_ZERO.map((name) => [name, 0]));
-  const client = new Client({ ...tuned, makeCache: Options.cacheWithLimits(none), sweepers: {} });
+async function bot(input: BreakdownInput): Promise<BreakdownStep[]> {
+  const client = createDiscordClient(discordClientOptions({ unfurl: true, apiUrl: input.apiUrl }));
   const steps = [await settled('idle')];
-  const facts = new Map<string, BigUint64Array>();
-  let botId = '';
+  let facts: ServerFacts | undefined = createServerFacts();
   const all = new Promise<void>((resolve) => {
-    client.on('raw', (packet: { t?: string; d?: unknown }) => {
-      if (packet.t === 'READY') botId = (packet.d as { user: { id: string } }).user.id;
-      if (packet.t !== 'GUILD_CREATE') return;
-      const guild = packet.d as RawGuild;
-      facts.set(guild.id, packGuild(guild, botId));
-      if (facts.size === input.servers) resolve();
+    client.on('raw', (packet: unknown) => {
+      facts?.apply(packet);
+      if (facts?.size === input.servers) resolve();
     });
   });
   await client.login(input.token);
   await all;
   steps.push(await settled('connected'));
-  facts.clear();
-  steps.push(await settled('fact table'));
+  client.removeAllListeners('raw');
+  facts = undefined;
+  steps.push(await settled('server facts'));
   await client.destroy();
   return steps;
 }
-
-/** Every cache discord.js 14 makes, for the hybrid mode. */
-const HYBRID_ZERO = [
-  'ApplicationCommandManager',
-  'ApplicationEmojiManager',
-  'AutoModerationRuleManager',
-  'BaseGuildEmojiManager',
-  'ChannelManager',
-  'DMMessageManager',
-  'EntitlementManager',
-  'GuildBanManager',
-  'GuildChannelManager',
-  'GuildEmojiManager',
-  'GuildForumThreadManager',
-  'GuildInviteManager',
-  'GuildManager',
-  'GuildMemberManager',
-  'GuildMessageManager',
-  'GuildScheduledEventManager',
-  'GuildStickerManager',
-  'GuildTextThreadManager',
-  'MessageManager',
-  'PermissionOverwriteManager',
-  'PresenceManager',
-  'ReactionManager',
-  'ReactionUserManager',
-  'RoleManager',
-  'StageInstanceManager',
-  'ThreadManager',
-  'ThreadMemberManager',
-  'UserManager',
-  'VoiceStateManager',
-] as const;
 
 async function gatewayOnly(input: BreakdownInput): Promise<BreakdownStep[]> {
   const rest = new REST({ api: input.apiUrl }).setToken(input.token);
   const manager = new WebSocketManager({ token: input.token, intents: INTENTS, rest });
   const steps = [await settled('idle')];
   const kept: unknown[] = [];
-  const facts = new Map<string, BigUint64Array>();
-  let botId = '';
+  let facts: ServerFacts | undefined = createServerFacts();
+  let firstGuild = '';
   let arrived = 0;
   const all = new Promise<void>((resolve) => {
     manager.on(WebSocketShardEvents.Dispatch, ({ data }) => {
-      if (data.t === 'READY') botId = data.d.user.id;
+      if (input.mode === 'facts') facts?.apply(data);
       if (data.t !== 'GUILD_CREATE') return;
       if (input.mode === 'raw') kept.push(data.d);
-      else facts.set(data.d.id, packGuild(data.d as unknown as RawGuild, botId));
+      if (arrived === 0) firstGuild = data.d.id;
       arrived += 1;
       if (arrived === input.servers) resolve();
     });
@@ -178,15 +137,13 @@ async function gatewayOnly(input: BreakdownInput): Promise<BreakdownStep[]> {
   await manager.connect();
   await all;
   steps.push(await settled('connected'));
-  // The table answers what the bot asks: one channel's facts (a sanity check that it holds them).
-  const first = facts.values().next().value;
-  if (input.mode === 'facts' && first !== undefined) {
-    const channelId = String(first[4 + 2 * Number(first[0])]);
-    if (channelFact(first, channelId, botId) === undefined) throw new Error('the fact table lost a channel');
+  // The facts answer what the bot asks: a server's channels (a sanity check that they hold them).
+  if (input.mode === 'facts' && (facts?.server(firstGuild)?.channels().length ?? 0) === 0) {
+    throw new Error('the server facts lost a server');
   }
   kept.length = 0;
-  facts.clear();
-  steps.push(await settled(input.mode === 'raw' ? 'payloads' : 'fact table'));
+  facts = undefined;
+  steps.push(await settled(input.mode === 'raw' ? 'payloads' : 'server facts'));
   await manager.destroy();
   return steps;
 }
@@ -195,10 +152,10 @@ async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as BreakdownInput;
   try {
     const steps =
-      input.mode === 'tuned' || input.mode === 'default'
+      input.mode === 'default'
         ? await discordJs(input)
-        : input.mode === 'hybrid'
-          ? await hybrid(input)
+        : input.mode === 'bot'
+          ? await bot(input)
           : await gatewayOnly(input);
     process.send?.({ type: 'done', steps } satisfies BreakdownReply, () => process.exit(0));
   } catch (error) {

@@ -1,12 +1,12 @@
 /**
  * `npm run bench cache-breakdown`: where a gateway client's memory goes at 10,000 servers of issue 23's
  * shape (bench/memory.bench.ts), to choose how to get under its goal. Each client runs alone in its own
- * process (bench/cache-breakdown-process.ts, --expose-gc): discord.js with the bot's tuned caches and with
- * discord.js's defaults, each cache emptied in turn to see what it held; @discordjs/ws keeping the raw
- * GUILD_CREATE payloads (what the data itself weighs as parsed JSON); and @discordjs/ws keeping only the
- * compact fact table of bench/channel-facts-prototype.ts; and a discord.js Client that caches nothing beside
- * that table. Heap figures (heap used plus array buffers) after
- * a forced GC; RSS as well.
+ * process (bench/cache-breakdown-process.ts, --expose-gc): the bot's own client (discord.js caching
+ * nothing, the servers' facts of src/discord/server-facts.ts beside it); discord.js with its defaults, each
+ * cache emptied in turn to see what it held; @discordjs/ws keeping the raw GUILD_CREATE payloads (what the
+ * data itself weighs as parsed JSON); and @discordjs/ws keeping only the servers' facts (the alternative
+ * issue 23 weighed: no discord.js Client at all). Heap figures (heap used plus array buffers) after a
+ * forced GC; RSS as well.
  *
  * Identifies are not what is measured here: the bench Discord allows 16 at once (`max_concurrency`).
  */
@@ -20,13 +20,12 @@ import type { Bench, BenchRow } from './report.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SERVERS = 10_000;
 const TIMEOUT_MS = 300_000;
-const MODES: readonly BreakdownInput['mode'][] = ['tuned', 'default', 'raw', 'facts', 'hybrid'];
+const MODES: readonly BreakdownInput['mode'][] = ['bot', 'default', 'raw', 'facts'];
 const NAMES: Record<BreakdownInput['mode'], string> = {
-  tuned: 'discord.js, tuned caches',
+  bot: 'the bot: discord.js caching nothing, server facts',
   default: "discord.js, discord.js's defaults",
   raw: '@discordjs/ws, raw GUILD_CREATE payloads kept',
-  facts: '@discordjs/ws, compact fact table (prototype)',
-  hybrid: 'discord.js, every cache 0, compact fact table (prototype)',
+  facts: '@discordjs/ws alone, server facts',
 };
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

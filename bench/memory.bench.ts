@@ -5,8 +5,9 @@
  * permission overwrites), a voice channel, 3 threads, 10 roles and 50 members in the initial payload. One
  * shard per 2,500 servers, as Discord requires.
  *
- * At each size the bot runs in its own process (bench/bot-process.ts, started with --expose-gc) twice, with
- * its tuned caches and then with discord.js's defaults, against the same Discord in the same run (one after
+ * At each size the bot runs in its own process (bench/bot-process.ts compiled with tsc and run by plain
+ * Node, as `npm start` runs the bot, with --expose-gc) twice, as the bot is (discord.js caching nothing,
+ * src/discord/server-facts.ts beside it) and then with discord.js's default caches, against the same Discord in the same run (one after
  * the other: two at once on 2 cores timed out their gateway handshakes at 50,000 servers): RSS and heap
  * after a forced GC once the client has read every server (each shard answered a heartbeat with the
  * sequence of its last GUILD_CREATE), and what each server costs. At the timed size (10,000 servers) also
@@ -19,7 +20,7 @@
 import { IDS } from '../test/fakes/philomena/data.js';
 import { FAKE_KEY, startFakePhilomena, type FakePhilomena } from '../test/fakes/philomena/index.js';
 import { startBenchDiscord, type BenchDiscord, type WorldShape } from './bot-discord.js';
-import { startBotChild, type BotChild } from './bot-child.js';
+import { startBotChild, type BotBuild, type BotChild } from './bot-child.js';
 import type { MemoryFigures } from './bot-process.js';
 import type { Bench, BenchRow } from './report.js';
 
@@ -33,6 +34,8 @@ export interface MemorySize {
   readonly readyTimeoutMs: number;
   /** The bots' heap limit: discord.js's defaults at 50,000 servers pass Node's default (about 4 GiB). */
   readonly maxOldSpaceMiB?: number;
+  /** How the bots run (bot-child.ts): compiled for the figures, under tsx in the tests. Default tsx. */
+  readonly build?: BotBuild;
 }
 
 export const FULL: MemorySize = {
@@ -41,6 +44,7 @@ export const FULL: MemorySize = {
   maxConcurrency: 1,
   readyTimeoutMs: 600_000,
   maxOldSpaceMiB: 12_288,
+  build: 'compiled',
 };
 
 /** Issue 23's server. */
@@ -96,7 +100,7 @@ function startBot(
     booruKey: FAKE_KEY,
     caches,
   };
-  return startBotChild(input, size.readyTimeoutMs, size.maxOldSpaceMiB);
+  return startBotChild(input, size.readyTimeoutMs, size.maxOldSpaceMiB, size.build);
 }
 
 /** Posts a board link in the last server and waits for the bot's reply to it. */

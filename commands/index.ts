@@ -225,8 +225,10 @@ export function createFeatures(deps: FeatureDeps): Features {
     interaction: Interaction,
     interactionLogger,
     channel,
+    server,
   ) => ({
     logger: interactionLogger,
+    ...(server === undefined ? {} : { server }),
     locale: interaction.locale,
     guildLocale: interaction.guildLocale,
     view: await resolveView(

@@ -18,9 +18,8 @@ import {
   type ApplicationCommandOptionChoiceData,
   type ChatInputCommandInteraction,
   PermissionsBitField,
-  type GuildBasedChannel,
 } from 'discord.js';
-import type { Incoming, Reply } from '../../src/discord/contract.js';
+import type { Incoming, KnownChannel, Reply } from '../../src/discord/contract.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { requiredGuildId } from '../../src/discord/preconditions.js';
 import { BadQueryError } from '../../src/philomena/errors.js';
@@ -100,9 +99,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
    * member's permissions there are Discord's own: the resolved channel option carries them (discord.js
    * keeps them as `permissions`), and for the channel of the interaction they are the member's.
    */
-  async function checkPostable(
-    interaction: Incoming<ChatInputCommandInteraction>,
-    channel: GuildBasedChannel,
+  function checkPostable(
+    channel: KnownChannel,
     memberPermissions: Readonly<PermissionsBitField> | null,
     say: Say,
   ) {
@@ -113,7 +111,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       );
     }
     // Named as Discord's client names them in the member's language (the params); English in the text.
-    const send: NamedPermission = channel.isThread() ? 'SendMessagesInThreads' : 'SendMessages';
+    const send: NamedPermission = channel.parentId !== null ? 'SendMessagesInThreads' : 'SendMessages';
     const memberMissing = (['ViewChannel', send] as const).filter(
       (name) => memberPermissions?.has(permissionBit(name)) !== true,
     );
@@ -125,11 +123,8 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
         { params: { channel: channel.id, missing } },
       );
     }
-    const guild = interaction.guild;
-    const me = guild?.members.me ?? (await guild?.members.fetchMe().catch(() => null)) ?? null;
-    const permissions = me === null ? null : channel.permissionsFor(me);
     const missing = (['ViewChannel', send, 'EmbedLinks'] as const).filter(
-      (name) => permissions?.has(permissionBit(name)) !== true,
+      (name) => (channel.botPermissions & permissionBit(name)) === 0n,
     );
     if (missing.length > 0) {
       const named = permissionList(missing, say);
@@ -190,7 +185,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
     const option = interaction.options.get('channel');
     const picked = option?.value;
     const channelId = typeof picked === 'string' ? picked : interaction.channelId;
-    const channel = interaction.guild?.channels.cache.get(channelId) ?? null;
+    const channel = context.server?.channel(channelId) ?? null;
     if (channel === null) throw new UserFacingError('feed.channel-unseen', "I can't see that channel.");
     const resolved = option?.channel;
     const memberPermissions =
@@ -203,12 +198,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
               : null
             : resolved.permissions
           : null;
-    await checkPostable(
-      interaction,
-      channel,
-      memberPermissions ?? null,
-      sayIn(context.locale, options.translator),
-    );
+    checkPostable(channel, memberPermissions ?? null, sayIn(context.locale, options.translator));
     const ageRestricted = isAgeRestrictedChannel(channel);
     const view = context.view.forSite(site);
     const newest = await startingCursor(context, site, safeSearchQuery(query, ageRestricted), view.filterId);
@@ -218,7 +208,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
         {
           guildId,
           channelId: channel.id,
-          ...(channel.isThread() && channel.parentId !== null ? { parentId: channel.parentId } : {}),
+          ...(channel.parentId === null ? {} : { parentId: channel.parentId }),
           siteId: site.id,
           query,
           createdBy: interaction.user.id,
@@ -376,7 +366,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
           .filter((feed) => feed.id.includes(typed) || feed.query.toLowerCase().includes(typed))
           .slice(0, 25)
           .map((feed) => {
-            const channel = interaction.guild?.channels.cache.get(feed.channelId)?.name ?? feed.channelId;
+            const channel = context.server?.channel(feed.channelId)?.name ?? feed.channelId;
             return {
               name: truncate(`${feed.id} · #${channel} · ${feed.query}`, CHOICE_TEXT_MAX),
               value: feed.id,

@@ -215,7 +215,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     }
     if (!posterNow().holds(feed.guildId)) return feed.ageRestricted ?? false;
     try {
-      const channel = await posterNow().channel(feed.channelId);
+      const channel = await posterNow().channel(feed.channelId, feed.guildId);
       if (channel === null) {
         await pause(feed, 'channel-missing', 'the channel was deleted');
         return undefined;

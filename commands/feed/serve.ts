@@ -125,7 +125,7 @@ export function createFeedServer(deps: FeedServerDeps) {
   async function factsNow(item: Due, stored: Feed): Promise<Facts> {
     let channel: ChannelFacts | null;
     try {
-      channel = await deps.poster().channel(stored.channelId);
+      channel = await deps.poster().channel(stored.channelId, stored.guildId);
     } catch (error) {
       if (error instanceof ChannelForbiddenError) {
         await deps.pause(

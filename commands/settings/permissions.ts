@@ -4,7 +4,8 @@
  * matters most for safety is Manage Messages: without it the bot cannot hide Discord's own preview of a
  * board link, and that preview shows the picture whatever its rating.
  */
-import { ChannelType, PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
+import { ChannelType, PermissionFlagsBits } from 'discord.js';
+import type { KnownChannel, KnownServer } from '../../src/discord/contract.js';
 import { sayEnglish, type Say } from '../shared/say.js';
 
 interface Need {
@@ -42,15 +43,17 @@ const MAX_CHANNELS = 10;
  * A channel is named by its mention alone (`<#id>`), never by its name: Manage Server does
  * not let the admin see every channel, and Discord shows a mention's name only to those who can.
  */
-export function permissionReport(guild: Guild | null, readsChat: boolean, say: Say = sayEnglish): string[] {
-  const me = guild?.members.me ?? null;
-  if (guild === null || me === null) return [];
+export function permissionReport(
+  server: KnownServer | undefined,
+  readsChat: boolean,
+  say: Say = sayEnglish,
+): string[] {
+  if (server === undefined) return [];
   const needs = NEEDS.filter((need) => readsChat || !need.chat);
-  const problems: { channel: GuildBasedChannel; missing: Need[] }[] = [];
-  for (const channel of guild.channels.cache.values()) {
+  const problems: { channel: KnownChannel; missing: Need[] }[] = [];
+  for (const channel of server.channels()) {
     if (!TEXT_TYPES.has(channel.type)) continue;
-    const permissions = channel.permissionsFor(me);
-    const missing = needs.filter((need) => permissions?.has(need.bit) !== true);
+    const missing = needs.filter((need) => (channel.botPermissions & need.bit) === 0n);
     // A channel the bot cannot see at all: only that is worth saying.
     const seen = missing.some((need) => need.bit === PermissionFlagsBits.ViewChannel);
     if (missing.length > 0) problems.push({ channel, missing: seen ? missing.slice(0, 1) : missing });

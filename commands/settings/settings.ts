@@ -271,7 +271,7 @@ export function createSettingsCommand(options: SettingsCommandOptions = {}): Cha
         const scope = scopeOption(interaction);
         const permissions =
           scope.kind === 'server'
-            ? permissionReport(interaction.guild, options.readsChat ?? true, sayIn(context.locale))
+            ? permissionReport(context.server, options.readsChat ?? true, sayIn(context.locale))
             : [];
         return showSettings(context, guildId, scope, permissions, interaction.guildLocale ?? null);
       }

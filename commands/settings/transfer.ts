@@ -10,17 +10,10 @@
  * channel, site and query keeps its id and cursor; a new one starts at the site's newest image (as
  * `/feed add` does), read from the board before the write.
  */
-import {
-  ButtonStyle,
-  ChannelType,
-  ComponentType,
-  type ChatInputCommandInteraction,
-  type Guild,
-  type GuildBasedChannel,
-} from 'discord.js';
+import { ButtonStyle, ChannelType, ComponentType, type ChatInputCommandInteraction } from 'discord.js';
 import type Keyv from 'keyv';
 import { z } from 'zod';
-import type { Incoming, Reply } from '../../src/discord/contract.js';
+import type { Incoming, KnownChannel, KnownServer, Reply } from '../../src/discord/contract.js';
 import { buttonCodec, segment } from '../../src/discord/custom-id.js';
 import { UserFacingError } from '../../src/discord/failures.js';
 import { BadQueryError, SettingsUnavailableError, StoreAccessError } from '../../src/errors.js';
@@ -145,11 +138,11 @@ const THREADS: ReadonlySet<ChannelType> = new Set([
 ]);
 
 function targetChannels(
-  guild: Guild | null,
+  server: KnownServer | undefined,
   types: ReadonlySet<ChannelType>,
-): Map<string, GuildBasedChannel> {
-  const out = new Map<string, GuildBasedChannel>();
-  for (const channel of guild?.channels.cache.values() ?? []) {
+): Map<string, KnownChannel> {
+  const out = new Map<string, KnownChannel>();
+  for (const channel of server?.channels() ?? []) {
     if (types.has(channel.type)) out.set(channel.id, channel);
   }
   return out;
@@ -254,7 +247,7 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
     const feeds = (await readFeeds(deps.feeds, guildId)).map(asFileFeed);
     const file = exportFile({
       guildId,
-      guildName: interaction.guild?.name,
+      guildName: context.server?.name,
       record,
       feeds,
       now: context.now(),
@@ -295,8 +288,8 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
     const file = readTransferFile(await readUpload(interaction, context), deps.perServer, say);
     if (file instanceof UserFacingError) throw file;
     const plan = planImport(file, {
-      channelIds: new Set(targetChannels(interaction.guild, SETTINGS_TYPES).keys()),
-      feedChannelIds: new Set(targetChannels(interaction.guild, FEED_TYPES).keys()),
+      channelIds: new Set(targetChannels(context.server, SETTINGS_TYPES).keys()),
+      feedChannelIds: new Set(targetChannels(context.server, FEED_TYPES).keys()),
       knownSite: (id) => context.sites.byId(id) !== undefined,
     });
     const now = {
@@ -375,14 +368,14 @@ export function createSettingsTransfer(deps: SettingsTransferDeps): {
         return { kind: 'expired', text: sayTo(context.locale)('transfer.import.expired') };
       }
       const settings = guildRecordOf(pending.settings);
-      const channels = targetChannels(interaction.guild, FEED_TYPES);
+      const channels = targetChannels(context.server, FEED_TYPES);
       const cursorOf = async (feed: FileFeed): Promise<number> => {
         const site = context.sites.byId(feed.siteId);
         if (site === undefined) return 0;
         const client = context.registry.client(site);
         // A thread follows its parent channel's own filter.
         const channel = channels.get(feed.channelId);
-        const parentId = channel !== undefined && 'parentId' in channel ? channel.parentId : null;
+        const parentId = channel?.parentId ?? null;
         const owner =
           channel !== undefined && THREADS.has(channel.type) && parentId !== null ? parentId : feed.channelId;
         const filters = { ...settings.filters, ...settings.channels?.[owner]?.filters };

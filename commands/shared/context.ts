@@ -12,6 +12,7 @@ import type {
   Command as RuntimeCommand,
 } from '../../src/discord/contract.js';
 import type { ButtonState } from '../../src/discord/button-state.js';
+import type { KnownServer } from '../../src/discord/contract.js';
 import type { Logger } from '../../src/logger.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
 import type { Download } from './download.js';
@@ -34,6 +35,12 @@ export interface CommandContext {
    */
   readonly guildLocale?: string | null;
   readonly view: View;
+  /**
+   * What the bot knows of the interaction's server when its shards hold it (its channels with the bot's
+   * own permissions there, its name): src/discord/server-facts.ts. Undefined in DMs and in servers the bot
+   * is not in (a user install).
+   */
+  readonly server?: KnownServer;
   /**
    * The member who used the command, button or form (Discord's user id): whose own key, if they linked
    * one, reads what they asked for (member-board.ts `boardFor`).

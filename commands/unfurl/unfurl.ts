@@ -15,7 +15,7 @@ import type { Logger } from '../../src/logger.js';
 import type { ImageLink, PageLink } from '../../src/philomena/links.js';
 import type { Site } from '../../src/philomena/sites.js';
 import type { ClientRegistry } from '../../src/philomena/registry.js';
-import type { MessageAnswer, MessageBody, MessageHandler } from '../../src/discord/contract.js';
+import type { MessageAnswer, MessageBody, MessageHandler, MessagePlace } from '../../src/discord/contract.js';
 import { createKeyedLimiter } from '../../src/discord/keyed-limiter.js';
 import type { SiteDirectory } from '../shared/site-directory.js';
 import { buttonRow, cardMessage, revealButton, showImage, type ActionRow } from '../shared/show-image.js';
@@ -377,7 +377,7 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
     }
   }
 
-  async function unfurl(message: Message): Promise<MessageAnswer | undefined> {
+  async function unfurl(message: Message, place: MessagePlace): Promise<MessageAnswer | undefined> {
     if (message.author.bot || message.webhookId !== null || message.system) return undefined;
     const text = linkText(message);
     // References are looked for on the default site first: the server's site, its switches and the
@@ -413,8 +413,8 @@ export function createUnfurlHandler(deps: UnfurlDeps): MessageHandler {
       view = await resolveView(
         {
           guildId: message.guildId,
-          channel: message.channel,
-          guildLocale: message.guild?.preferredLocale ?? null,
+          channel: place.channel,
+          guildLocale: place.guildLocale,
           ...own,
         },
         {

@@ -7,12 +7,20 @@
  * messages are not read, work in flight gets up to `graceMs` to finish (its replies need the connection,
  * so the client is destroyed only after), then the connection closes.
  */
-import { Events, Status, type Client, type ClientOptions, type Message } from 'discord.js';
+import { Events, Message, Status, type Client, type ClientOptions } from 'discord.js';
 import type Keyv from 'keyv';
 import type { Logger } from '../logger.js';
 import { runWithRequestContext } from '../philomena/request-context.js';
 import { createChannelPoster } from './channel-poster.js';
-import type { BackgroundTask, Command, ContextFactory, MessageHandler, RuntimeObserver } from './contract.js';
+import type {
+  BackgroundTask,
+  ChannelFacts,
+  Command,
+  ContextFactory,
+  MessageHandler,
+  MessagePlace,
+  RuntimeObserver,
+} from './contract.js';
 import { createGatewaySession } from './gateway-session.js';
 import { createInteractionChannels } from './interaction-channels.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
@@ -23,6 +31,7 @@ import { createInteractionRouter } from './router.js';
 import type { DescribeError } from './failures.js';
 import type { RuntimeOptions } from './options.js';
 import { replyToMessage } from './outbox.js';
+import { createServerFacts, type ServerFacts } from './server-facts.js';
 
 export { DISALLOWED_INTENTS_LINE } from './gateway-session.js';
 
@@ -51,6 +60,30 @@ export interface BotDeps<C> {
   readonly observer?: RuntimeObserver;
   /** Identifies spaced with the bot's other processes (shards over processes); default per process. */
   readonly identify?: IdentifyThrottlerFactory;
+  /** What the bot's shards hold of their servers (server-facts.ts); default a new, empty one. */
+  readonly servers?: ServerFacts;
+}
+
+/** A raw MESSAGE_CREATE's fields the runtime reads before building the message. */
+function messageFields(d: unknown): { channelId: string; guildId: string | null } | undefined {
+  if (typeof d !== 'object' || d === null) return undefined;
+  const channelId = 'channel_id' in d && typeof d.channel_id === 'string' ? d.channel_id : undefined;
+  if (channelId === undefined || !('author' in d) || typeof d.author !== 'object' || d.author === null) {
+    return undefined;
+  }
+  const guildId = 'guild_id' in d && typeof d.guild_id === 'string' ? d.guild_id : null;
+  return { channelId, guildId };
+}
+
+/**
+ * A discord.js message of a raw MESSAGE_CREATE. discord.js keeps no server or channel (the bot's facts do:
+ * server-facts.ts), so it drops a server's messages before any event; the message is built the way
+ * discord.js builds one it was given whole (a context menu's target), with no channel object of its own.
+ */
+function messageOf(client: Client, d: object): Message {
+  const made: unknown = Reflect.construct(Message, [client, d]);
+  if (!(made instanceof Message)) throw new TypeError('discord.js built no message');
+  return made;
 }
 
 /** One owned gateway shard and whether it is connected and ready. */
@@ -93,9 +126,11 @@ export interface Bot {
 
 export function createBot<C>(deps: BotDeps<C>): Bot {
   const { options, logger } = deps;
+  const servers = deps.servers ?? createServerFacts();
   const router = createInteractionRouter({
     commands: deps.commands,
     context: deps.context,
+    servers,
     logger,
     ...(deps.describeError === undefined ? {} : { describeError: deps.describeError }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
@@ -110,13 +145,20 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
   const inFlight = createInFlightTracker(logger);
   let draining = false;
 
-  async function readMessage(message: Message, handler: MessageHandler): Promise<void> {
-    const answer = await handler.handle(message);
+  async function readMessage(
+    client: Client,
+    message: Message,
+    place: MessagePlace,
+    handler: MessageHandler,
+  ): Promise<void> {
+    const answer = await handler.handle(message, place);
     if (answer === undefined) return;
     try {
       await replyToMessage(
+        client.rest,
         message,
         answer,
+        place.channel !== null && 'botPermissions' in place.channel ? place.channel.botPermissions : 0n,
         logger.child({ messageId: message.id, guildId: message.guildId }),
       );
     } catch (error) {
@@ -126,16 +168,23 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
 
   function attach(client: Client, readChat: boolean): void {
     const { observer } = deps;
-    const channels = createInteractionChannels(client);
+    const channels = createInteractionChannels(client, servers);
     observeRateLimits(client, observer);
-    // discord.js emits GuildDelete only when the bot left or was removed (an outage is GuildUnavailable).
-    client.on(Events.GuildDelete, (guild) => {
-      for (const task of deps.tasks ?? []) {
-        try {
-          task.serverRemoved?.(guild.id);
-        } catch (error) {
-          logger.warn({ err: error, task: task.name, guildId: guild.id }, 'a background task failed');
-        }
+    const reading = readChat && messageHandlers.length > 0;
+    client.on(Events.Raw, (packet: unknown) => {
+      // Every dispatch keeps the servers' facts; the bot leaving a server tells the background tasks.
+      const applied = servers.apply(packet);
+      if (applied !== undefined) serverRemoved(applied.removed);
+      if (
+        reading &&
+        typeof packet === 'object' &&
+        packet !== null &&
+        't' in packet &&
+        packet.t === 'MESSAGE_CREATE'
+      ) {
+        const d = 'd' in packet ? packet.d : undefined;
+        const fields = messageFields(d);
+        if (fields !== undefined && typeof d === 'object' && d !== null) readChatMessage(client, d, fields);
       }
     });
     client.on(Events.InteractionCreate, (interaction) => {
@@ -146,27 +195,63 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
         handler: 'interaction',
       });
     });
-    if (!readChat || messageHandlers.length === 0) return;
-    client.on(Events.MessageCreate, (message) => {
-      if (draining) return;
-      // Board calls for chat queue behind members' commands, shared fairly between servers.
-      const requester = {
-        priority: 'unfurl',
-        server: message.guildId ?? 'dm',
-        member: message.author.id,
-      } as const;
-      for (const handler of messageHandlers) {
-        inFlight.track(
-          runWithRequestContext(requester, () => readMessage(message, handler)),
-          {
-            messageId: message.id,
-            guildId: message.guildId,
-            channelId: message.channelId,
-            handler: handler.name,
-          },
-        );
+  }
+
+  /** GUILD_DELETE without `unavailable` (never an outage): the bot left or was removed. */
+  function serverRemoved(guildId: string): void {
+    for (const task of deps.tasks ?? []) {
+      try {
+        task.serverRemoved?.(guildId);
+      } catch (error) {
+        logger.warn({ err: error, task: task.name, guildId }, 'a background task failed');
       }
-    });
+    }
+  }
+
+  function readChatMessage(
+    client: Client,
+    d: object,
+    fields: { readonly channelId: string; readonly guildId: string | null },
+  ): void {
+    if (draining) return;
+    let message: Message;
+    try {
+      message = messageOf(client, d);
+    } catch (error) {
+      logger.warn({ err: error, channelId: fields.channelId }, 'a chat message could not be read');
+      return;
+    }
+    const server = fields.guildId === null ? undefined : servers.server(fields.guildId);
+    const dm: ChannelFacts = {
+      id: fields.channelId,
+      type: 1,
+      nsfw: false,
+      flags: 0,
+      parent: null,
+      parentId: null,
+    };
+    const place: MessagePlace = {
+      // A DM's channel is the DM; a server's is what the bot knows of it (none: judged as no channel).
+      channel: fields.guildId === null ? dm : (server?.channel(fields.channelId) ?? null),
+      guildLocale: server?.locale ?? null,
+    };
+    // Board calls for chat queue behind members' commands, shared fairly between servers.
+    const requester = {
+      priority: 'unfurl',
+      server: message.guildId ?? 'dm',
+      member: message.author.id,
+    } as const;
+    for (const handler of messageHandlers) {
+      inFlight.track(
+        runWithRequestContext(requester, () => readMessage(client, message, place, handler)),
+        {
+          messageId: message.id,
+          guildId: message.guildId,
+          channelId: message.channelId,
+          handler: handler.name,
+        },
+      );
+    }
   }
 
   const session = createGatewaySession({
@@ -234,7 +319,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
       if (client) {
         for (const task of deps.tasks ?? []) {
           try {
-            task.start(createChannelPoster(client));
+            task.start(createChannelPoster(client, { servers }));
           } catch (error) {
             logger.error({ err: error, task: task.name }, 'a background task could not start');
           }

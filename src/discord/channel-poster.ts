@@ -13,6 +13,7 @@ import { DiscordAPIError, Routes, type Channel, type Client } from 'discord.js';
 import { z } from 'zod';
 import type { ChannelFacts, ChannelPoster, PostResult } from './contract.js';
 import { postToChannel } from './outbox.js';
+import type { ServerDirectory } from './server-facts.js';
 
 // The poster's types live in the contract (features get a poster from it); named here too for their readers.
 export type { ChannelFacts, ChannelPoster, PostResult } from './contract.js';
@@ -64,9 +65,10 @@ const guildLocaleSchema = z.object({ preferred_locale: z.string().max(20) });
 
 export function createChannelPoster(
   client: Client,
-  options: { readonly now?: () => number } = {},
+  options: { readonly now?: () => number; readonly servers?: ServerDirectory } = {},
 ): ChannelPoster {
   const now = options.now ?? Date.now;
+  const { servers } = options;
   /** Locales of servers this process does not hold, as Discord said them (null: it would not say). */
   const locales = new Map<string, { readonly locale: string | null; readonly until: number }>();
 
@@ -83,12 +85,13 @@ export function createChannelPoster(
   }
 
   /**
-   * A channel of a server this process does not hold comes from Discord each time (`allowUnknownGuild`:
-   * discord.js then does not keep it), so what it says is never older than this read.
+   * A channel the bot's facts do not have (a server this process does not hold, an archived thread) comes
+   * from Discord each time (`allowUnknownGuild`; discord.js keeps no channel), so what it says is never
+   * older than this read.
    */
   async function read(channelId: string): Promise<Channel | null> {
     try {
-      return await client.channels.fetch(channelId, { allowUnknownGuild: true });
+      return await client.channels.fetch(channelId, { allowUnknownGuild: true, force: true });
     } catch (error) {
       const result = refusal(error);
       if (!result.ok && result.reason === 'missing') return null;
@@ -99,11 +102,11 @@ export function createChannelPoster(
 
   return {
     holds(guildId) {
-      return client.guilds.cache.has(guildId);
+      return servers?.holds(guildId) ?? false;
     },
     async guildLocale(guildId) {
-      const held = client.guilds.cache.get(guildId);
-      if (held !== undefined) return held.preferredLocale;
+      const held = servers?.server(guildId);
+      if (held !== undefined) return held.locale;
       const kept = locales.get(guildId);
       if (kept !== undefined && kept.until > now()) return kept.locale;
       const locale = await readLocale(guildId);
@@ -115,15 +118,26 @@ export function createChannelPoster(
       }
       return locale;
     },
-    async channel(channelId) {
+    async channel(channelId, guildId) {
+      // A server this process holds: its events keep the facts current, so no request to Discord.
+      const known = guildId === undefined ? undefined : servers?.server(guildId)?.channel(channelId);
+      if (known !== undefined) {
+        const { botPermissions: _, ...facts } = known;
+        return facts;
+      }
       const channel = await read(channelId);
       if (channel === null) return null;
       let parent: ChannelFacts['parent'] = null;
       if (channel.isThread() && channel.parentId !== null) {
-        // Not `channel.parent`: that getter goes through the thread's guild, which a channel of a server
-        // this process does not hold has none of.
-        const owner = client.channels.cache.get(channel.parentId) ?? (await read(channel.parentId));
-        parent = owner === null ? null : { type: owner.type, nsfw: nsfwOf(owner), flags: flagsOf(owner) };
+        // Not `channel.parent`: that getter goes through the thread's guild, which discord.js keeps none of.
+        const held = guildId === undefined ? undefined : servers?.server(guildId)?.channel(channel.parentId);
+        const owner = held ?? (await read(channel.parentId));
+        parent =
+          owner === null
+            ? null
+            : 'botPermissions' in owner
+              ? { type: owner.type, nsfw: owner.nsfw, flags: owner.flags }
+              : { type: owner.type, nsfw: nsfwOf(owner), flags: flagsOf(owner) };
       }
       return {
         id: channel.id,

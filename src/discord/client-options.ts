@@ -1,17 +1,12 @@
 /**
  * discord.js options for a bot in thousands of servers: only the intents the features use, and no caches
- * beyond what they read (channels and roles for age restriction and permissions, threads for their
- * parents, the bot's own member). Messages, members, users, presences and the rest are never kept.
+ * at all but the bot's own user. What the bot reads of its servers (channels' age restriction and flags,
+ * threads' parents, its own permissions, the server's locale) is kept compact from the gateway's raw
+ * packets instead (server-facts.ts: about 1 KiB a server against discord.js's 40), and chat messages are
+ * read from raw MESSAGE_CREATE packets (bot.ts). discord.js still builds each server's structures as its
+ * GUILD_CREATE arrives and keeps none of them.
  */
-import {
-  Client,
-  GatewayIntentBits,
-  Options,
-  Partials,
-  type ClientOptions,
-  type GuildMember,
-  type User,
-} from 'discord.js';
+import { Client, GatewayIntentBits, Options, Partials, type ClientOptions, type User } from 'discord.js';
 import { NO_MENTIONS } from '../render/mentions.js';
 import type { IdentifyThrottlerFactory } from './identify.js';
 import { exemptInteractionRoutes, type InteractionRoutesLimit } from './interaction-rest.js';
@@ -29,6 +24,42 @@ export interface ClientOptionsInput {
   /** Identifies spaced by a throttle shared with the bot's other processes; default discord.js's own. */
   readonly identify?: IdentifyThrottlerFactory | undefined;
 }
+
+/**
+ * Every cache discord.js has (its CacheFactory's managers), none kept: discord.js says overriding the
+ * guild, channel, role and overwrite caches breaks what reads them, which is why the bot reads none of them
+ * (server-facts.ts has what it needs; test/discord/client-options.test.ts checks nothing is kept).
+ */
+const CACHED_MANAGERS = [
+  'ApplicationCommandManager',
+  'ApplicationEmojiManager',
+  'AutoModerationRuleManager',
+  'BaseGuildEmojiManager',
+  'ChannelManager',
+  'DMMessageManager',
+  'EntitlementManager',
+  'GuildBanManager',
+  'GuildChannelManager',
+  'GuildEmojiManager',
+  'GuildForumThreadManager',
+  'GuildInviteManager',
+  'GuildManager',
+  'GuildMemberManager',
+  'GuildMessageManager',
+  'GuildScheduledEventManager',
+  'GuildStickerManager',
+  'GuildTextThreadManager',
+  'MessageManager',
+  'PermissionOverwriteManager',
+  'PresenceManager',
+  'ReactionManager',
+  'ReactionUserManager',
+  'RoleManager',
+  'StageInstanceManager',
+  'ThreadManager',
+  'ThreadMemberManager',
+  'VoiceStateManager',
+] as const;
 
 export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
   const intents = [GatewayIntentBits.Guilds];
@@ -51,37 +82,12 @@ export function discordClientOptions(input: ClientOptionsInput): ClientOptions {
     partials: input.unfurl ? [Partials.Channel] : [],
     allowedMentions: { ...NO_MENTIONS, repliedUser: false },
     makeCache: Options.cacheWithLimits({
-      ApplicationCommandManager: 0,
-      ApplicationEmojiManager: 0,
-      AutoModerationRuleManager: 0,
-      BaseGuildEmojiManager: 0,
-      DMMessageManager: 0,
-      EntitlementManager: 0,
-      GuildBanManager: 0,
-      GuildEmojiManager: 0,
-      GuildInviteManager: 0,
-      GuildMessageManager: 0,
-      GuildScheduledEventManager: 0,
-      GuildStickerManager: 0,
-      MessageManager: 0,
-      PresenceManager: 0,
-      ReactionManager: 0,
-      ReactionUserManager: 0,
-      StageInstanceManager: 0,
-      ThreadMemberManager: 0,
-      VoiceStateManager: 0,
-      // The bot's own member answers "may I suppress embeds here"; nobody else's is needed.
-      GuildMemberManager: {
-        maxSize: 0,
-        keepOverLimit: (member: GuildMember) => member.id === member.client.user.id,
-      },
+      ...Object.fromEntries(CACHED_MANAGERS.map((manager) => [manager, 0])),
+      // The bot's own user (client.user) is kept; nobody else's is needed.
       UserManager: { maxSize: 0, keepOverLimit: (user: User) => user.id === user.client.user.id },
     }),
-    sweepers: {
-      ...Options.DefaultSweeperSettings,
-      // Archived threads are never looked at again.
-      threads: { interval: 3600, lifetime: 3600 },
-    },
+    // Nothing is cached, so nothing needs sweeping.
+    sweepers: {},
     ...(input.apiUrl === undefined ? {} : { rest: { api: input.apiUrl } }),
     ...(input.identify === undefined
       ? {}
@@ -113,6 +119,7 @@ export function createDiscordClient(
   options: ClientOptions,
   interactionRoutes: InteractionRoutesLimit = 'exempt',
 ): Client {
+  quietCacheWarnings();
   const env = process.env;
   const hidden = new Map<string, string>();
   for (const key of DISCORD_JS_ENV_KEYS) {
@@ -127,6 +134,35 @@ export function createDiscordClient(
   } finally {
     for (const [key, value] of hidden) env[key] = value;
   }
+}
+
+/** discord.js's warning that a cache it reads was overridden (once per manager and process). */
+const CACHE_WARNING = 'UnsupportedCacheOverwriteWarning';
+let warningsQuieted = false;
+
+/**
+ * discord.js warns on stderr, once per process and manager, that overriding the guild, channel, role and
+ * overwrite caches "breaks functionality": what reads those caches (`interaction.guild`,
+ * `message.channel`, `permissionsFor` ...). The bot reads none of them, by design (server-facts.ts), and the
+ * end-to-end suites prove every rule still holds; the warning would only mislead an operator reading the
+ * output, so exactly that warning type is dropped. Every other warning goes out as before.
+ */
+function quietCacheWarnings(): void {
+  if (warningsQuieted) return;
+  warningsQuieted = true;
+  const emit = process.emitWarning;
+  function quiet(warning: string | Error, ...rest: unknown[]): void {
+    const first = rest[0];
+    const type =
+      typeof first === 'string'
+        ? first
+        : typeof first === 'object' && first !== null && 'type' in first
+          ? first.type
+          : undefined;
+    if ((warning instanceof Error ? warning.name : type) === CACHE_WARNING) return;
+    Reflect.apply(emit, process, [warning, ...rest]);
+  }
+  Object.defineProperty(process, 'emitWarning', { value: quiet, writable: true, configurable: true });
 }
 
 /** discord.js's `ws.buildIdentifyThrottler`: the factory, told the `max_concurrency` Discord gives. */

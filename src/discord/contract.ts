@@ -26,6 +26,10 @@ import type {
 } from 'discord.js';
 import type { Logger } from '../logger.js';
 import type { Requirements } from './preconditions.js';
+import type { KnownChannel, KnownServer } from './server-facts.js';
+
+// What the bot knows of a server (server-facts.ts), as features read it.
+export type { KnownChannel, KnownServer } from './server-facts.js';
 
 /**
  * A message as a handler gives it. The runtime adds `allowed_mentions` (nobody) to every send.
@@ -199,7 +203,17 @@ export interface MessageAnswer {
  */
 export interface MessageHandler {
   readonly name: string;
-  handle(message: Message): Promise<MessageAnswer | undefined>;
+  handle(message: Message, place: MessagePlace): Promise<MessageAnswer | undefined>;
+}
+
+/**
+ * Where a chat message was written, as the runtime knows it (discord.js keeps no server or channel:
+ * server-facts.ts): its channel (a DM's, or a server channel with the bot's permissions there; null when
+ * the bot does not know the channel) and its server's preferred locale (null in a DM).
+ */
+export interface MessagePlace {
+  readonly channel: ChannelFacts | KnownChannel | null;
+  readonly guildLocale: string | null;
 }
 
 /** What a poster needs to know of a channel: its type and age restriction, and a thread's parent's. */
@@ -226,7 +240,7 @@ export interface ChannelPoster {
    * receives its server's events (its shard), else read from Discord. Rejects with `ChannelForbiddenError`
    * when Discord refuses to show it.
    */
-  channel(channelId: string): Promise<ChannelFacts | null>;
+  channel(channelId: string, guildId?: string): Promise<ChannelFacts | null>;
   /**
    * Whether this process receives the server's events (the server is in its live cache): its channels are
    * then read without a request to Discord.
@@ -270,6 +284,8 @@ export type ContextFactory<C> = (
   interaction: Interaction,
   logger: Logger,
   channel: InteractionChannel,
+  /** What the bot knows of the interaction's server (its channels, its own permissions), when it holds it. */
+  server?: KnownServer,
 ) => Promise<C>;
 
 /** Which kind of interaction an observed event is about. */

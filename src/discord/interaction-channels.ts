@@ -2,7 +2,8 @@
  * The channel an interaction came from, where discord.js has none. A user-installed command used in a
  * server the bot is not in (or a group DM) carries a partial `channel` (type, `nsfw`, `flags`, a thread's
  * `parent_id`), but discord.js builds no channel object for a server it does not know, so
- * `interaction.channel` is null there. The runtime reads what the raw INTERACTION_CREATE said (discord.js
+ * `interaction.channel` is null there, and discord.js keeps no channel of the bot's own servers either
+ * (server-facts.ts keeps their facts). The runtime reads what the raw INTERACTION_CREATE said (discord.js
  * emits the raw packet before the interaction) and hands it to the features' context factory with the
  * interaction, for the rating rule and spoiler channels: a thread is judged by its parent only when the
  * bot knows the parent (otherwise it is not age-restricted and is a spoiler channel's: fail closed).
@@ -10,6 +11,7 @@
 import { Events, type Client } from 'discord.js';
 import { z } from 'zod';
 import type { ChannelFacts } from './contract.js';
+import type { ServerDirectory } from './server-facts.js';
 
 /**
  * Facts kept for interactions discord.js never turned into an event (a kind it does not know): the oldest
@@ -24,10 +26,14 @@ const rawFlags = z.number().int().catch(0);
 const rawInteraction = z.object({
   d: z.object({
     id: z.string(),
+    guild_id: z.string().optional().catch(undefined),
     channel: z.object({
       id: z.string().catch(''),
       type: z.number(),
-      nsfw: z.unknown().transform((nsfw) => nsfw === true),
+      nsfw: z
+        .unknown()
+        .optional()
+        .transform((nsfw) => nsfw === true),
       flags: rawFlags,
       parent_id: z.string().optional().catch(undefined),
     }),
@@ -44,29 +50,28 @@ export interface InteractionChannels {
   take(id: string): ChannelFacts | undefined;
 }
 
-/** Reads the channels of `client`'s interactions from their raw packets (bot.ts, for every client it makes). */
-export function createInteractionChannels(client: Client): InteractionChannels {
+/**
+ * Reads the channels of `client`'s interactions from their raw packets (bot.ts, for every client it makes);
+ * a thread's parent from what the bot knows of its server.
+ */
+export function createInteractionChannels(client: Client, servers: ServerDirectory): InteractionChannels {
   const seen = new Map<string, ChannelFacts>();
   client.on(Events.Raw, (packet: unknown) => {
     if (!isInteractionPacket(packet)) return;
     const parsed = rawInteraction.safeParse(packet);
     if (!parsed.success) return;
-    const { id, channel } = parsed.data.d;
-    const parent = channel.parent_id === undefined ? undefined : client.channels.cache.get(channel.parent_id);
+    const { id, channel, guild_id: guildId } = parsed.data.d;
+    const parent =
+      channel.parent_id === undefined || guildId === undefined
+        ? undefined
+        : servers.server(guildId)?.channel(channel.parent_id);
     seen.set(id, {
       id: channel.id,
       type: channel.type,
       nsfw: channel.nsfw,
       flags: channel.flags,
       parentId: channel.parent_id ?? null,
-      parent:
-        parent === undefined
-          ? null
-          : {
-              type: parent.type,
-              nsfw: 'nsfw' in parent && parent.nsfw === true,
-              flags: 'flags' in parent ? (parent.flags?.bitfield ?? 0) : 0,
-            },
+      parent: parent === undefined ? null : { type: parent.type, nsfw: parent.nsfw, flags: parent.flags },
     });
     if (seen.size > KEEP) {
       const oldest = seen.keys().next();

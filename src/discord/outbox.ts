@@ -348,16 +348,28 @@ export async function answerChoices(
 
 /**
  * A message handler's answer as a reply that pings nobody (not even the author), then the message's own
- * previews hidden if asked and the bot may (Manage Messages). Rejects when Discord refuses the reply.
+ * previews hidden if asked and the bot may (`botPermissions` in the channel has Manage Messages). Sent as
+ * raw REST calls: discord.js keeps no channel to send through (server-facts.ts). Rejects when Discord
+ * refuses the reply.
  */
-export async function replyToMessage(message: Message, answer: MessageAnswer, logger: Logger): Promise<void> {
-  const body = outgoing(answer.body);
-  await message.reply({ ...body, allowedMentions: { ...body.allowedMentions, repliedUser: false } });
-  if (!answer.hidePreviews || !message.inGuild()) return;
-  const me = message.guild.members.me;
-  if (me === null || !message.channel.permissionsFor(me)?.has(PermissionFlagsBits.ManageMessages)) return;
+export async function replyToMessage(
+  rest: Pick<Client['rest'], 'post' | 'patch'>,
+  message: Pick<Message, 'id' | 'channelId' | 'guildId' | 'flags'>,
+  answer: MessageAnswer,
+  botPermissions: bigint,
+  logger: Logger,
+): Promise<void> {
+  await sendToChannel(rest, message.channelId, answer.body, {
+    // Discord's default refuses a reply to a message deleted meanwhile: no card without its link.
+    message_reference: { message_id: message.id },
+    allowed_mentions: { ...NO_MENTIONS, replied_user: false },
+  });
+  if (!answer.hidePreviews || message.guildId === null) return;
+  if ((botPermissions & PermissionFlagsBits.ManageMessages) === 0n) return;
   try {
-    await message.suppressEmbeds(true);
+    await rest.patch(Routes.channelMessage(message.channelId, message.id), {
+      body: { flags: message.flags.bitfield | MessageFlags.SuppressEmbeds },
+    });
   } catch (error) {
     logger.info({ err: error }, 'could not suppress the preview');
   }
@@ -375,6 +387,16 @@ export async function postToChannel(
   channelId: string,
   body: MessageBody,
   nonce: string,
+): Promise<string> {
+  return sendToChannel(rest, channelId, body, { nonce, enforce_nonce: true });
+}
+
+/** Posts `body` to a channel with `extra` fields (a nonce, a reply's reference); resolves with its id. */
+async function sendToChannel(
+  rest: Pick<Client['rest'], 'post'>,
+  channelId: string,
+  body: MessageBody,
+  extra: Readonly<Record<string, unknown>>,
 ): Promise<string> {
   const shaped = outgoing(body);
   // A raw REST call: the uploads go as multipart parts, each named by its index in `attachments`.
@@ -395,8 +417,7 @@ export async function postToChannel(
             })),
           }),
       allowed_mentions: shaped.allowedMentions,
-      nonce,
-      enforce_nonce: true,
+      ...extra,
     },
     ...(files.length === 0
       ? {}

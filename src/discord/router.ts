@@ -41,6 +41,7 @@ import type {
   Reply,
   RuntimeObserver,
 } from './contract.js';
+import type { ServerDirectory } from './server-facts.js';
 import { decodeCustomId } from './custom-id.js';
 import { UNWATCHED, watchInteraction, type Watch } from './observed.js';
 import type { RateLimit } from './options.js';
@@ -53,6 +54,8 @@ export interface RouterDeps<C> {
   readonly commands: readonly Command<C>[];
   /** Builds the features' context for an interaction, after it was acknowledged. */
   readonly context: ContextFactory<C>;
+  /** The servers the bot's shards hold, for the context's `server`; default none. */
+  readonly servers?: ServerDirectory;
   readonly logger: Logger;
   /** What a member reads for a failure; default: the runtime's own (UserFacingError, Discord refusals). */
   readonly describeError?: DescribeError;
@@ -126,11 +129,6 @@ function requesterOf(interaction: Pick<Interaction, 'guildId' | 'user' | 'isAuto
   };
 }
 
-/** The channel the features' context is built for: discord.js's, else what the raw interaction said. */
-function channelOf(interaction: Interaction, facts: ChannelFacts | undefined): InteractionChannel {
-  return interaction.channel ?? facts ?? null;
-}
-
 function admissionKind(interaction: Interaction): AdmissionKind | undefined {
   if (interaction.isAutocomplete()) return 'autocomplete';
   if (isRoutedComponent(interaction)) return 'button';
@@ -143,6 +141,15 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
   const describeError = deps.describeError ?? runtimeErrorText;
   const autocompleteTimeoutMs = deps.autocompleteTimeoutMs ?? 2200;
   const formTimeoutMs = deps.formTimeoutMs ?? FORM_TIMEOUT_MS;
+  /** The features' context: with the interaction's channel and what the bot knows of its server. */
+  const contextOf = (interaction: Interaction, logger: Logger, facts: ChannelFacts | undefined): Promise<C> =>
+    deps.context(
+      interaction,
+      logger,
+      // discord.js's channel (a DM's), else what the raw interaction said of it.
+      (interaction.channel ?? facts ?? null) satisfies InteractionChannel,
+      interaction.guildId === null ? undefined : deps.servers?.server(interaction.guildId),
+    );
   const admissions = createAdmissions({ commandRateLimit: deps.commandRateLimit, now });
   const outbox = createOutbox({ describeError, logger: deps.logger });
   const observer = deps.observer ?? {};
@@ -217,7 +224,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
     if (waitMs <= 0) return { kind: 'late' };
     let settled = false;
     const decided = (async (): Promise<FormOutcome<C>> => {
-      const context = await deps.context(interaction, logger, channelOf(interaction, facts));
+      const context = await contextOf(interaction, logger, facts);
       return { kind: 'done', context, modal: await form(interaction, context) };
     })().catch((error: unknown): FormOutcome<C> => {
       if (settled) logger.info({ err: error }, 'a form that came too late failed');
@@ -279,7 +286,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       if (refused !== undefined) throw refused;
       const reply = await command.execute(
         interaction,
-        ready ?? (await deps.context(interaction, logger, channelOf(interaction, facts))),
+        ready ?? (await contextOf(interaction, logger, facts)),
       );
       await outbox.send(interaction, ack, forced ? withPrivateNote(reply, interaction.locale) : reply);
       watched.answered('ok');
@@ -342,7 +349,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
         ack = await outbox.defer(interaction, ephemeral);
       }
       watched.acknowledged();
-      const context = await deps.context(interaction, logger, channelOf(interaction, facts));
+      const context = await contextOf(interaction, logger, facts);
       const reply = await handler.run(interaction, decoded.args, context);
       await outbox.send(interaction, ack, noted ? withPrivateNote(reply, interaction.locale) : reply);
       watched.answered('ok');
@@ -371,7 +378,7 @@ export function createInteractionRouter<C>(deps: RouterDeps<C>): InteractionRout
       interaction,
       async (signal) =>
         autocomplete(interaction, {
-          ...(await deps.context(interaction, logger, channelOf(interaction, facts))),
+          ...(await contextOf(interaction, logger, facts)),
           signal,
         }),
       { logger, timeoutMs: autocompleteTimeoutMs, describeError },

@@ -2,8 +2,7 @@
  * The memory bench (bench/memory.bench.ts) at a tiny size: both bots start against the bench Discord's
  * servers of issue 23's shape, the timed size goes through its first answer, a resumed and a fresh
  * reconnect, and every row it promises is printed. No figure is checked: they are for the README, and
- * this machine is noisy. The same for the cache breakdown (bench/cache-breakdown.bench.ts) and its
- * prototypes.
+ * this machine is noisy. The same for the cache breakdown (bench/cache-breakdown.bench.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { runBreakdown } from '../../bench/cache-breakdown.bench.js';
@@ -47,17 +46,16 @@ describe('the memory bench', () => {
     const rows = await runBreakdown(3);
     const groups = [...new Set(rows.map((r) => r.group.replace(/^cache breakdown, 3 servers: /, '')))];
     expect(groups).toEqual([
-      'discord.js, tuned caches',
+      'the bot: discord.js caching nothing, server facts',
       "discord.js, discord.js's defaults",
       '@discordjs/ws, raw GUILD_CREATE payloads kept',
-      '@discordjs/ws, compact fact table (prototype)',
-      'discord.js, every cache 0, compact fact table (prototype)',
+      '@discordjs/ws alone, server facts',
     ]);
     const held = (group: string): string[] =>
       rows
         .filter((r) => r.group.endsWith(group) && r.metric.startsWith('heap held by '))
         .map((r) => r.metric.slice(13));
-    expect(held('tuned caches')).toEqual([
+    expect(held("discord.js's defaults")).toEqual([
       'threads',
       'permission overwrites',
       'members and users',
@@ -66,7 +64,7 @@ describe('the memory bench', () => {
       'guilds',
     ]);
     expect(held('payloads kept')).toEqual(['payloads']);
-    expect(held('fact table (prototype)')).toEqual(['fact table', 'fact table']);
+    expect(held('server facts')).toEqual(['server facts', 'server facts']);
     for (const row of rows) expect(row.value).toMatch(/MiB/);
   }, 120_000);
 });

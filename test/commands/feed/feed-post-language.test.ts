@@ -13,6 +13,7 @@ import { createFeedPoller } from '../../../commands/feed/poller.js';
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
 import { createSiteDirectory } from '../../../commands/shared/site-directory.js';
 import { createChannelPoster, type ChannelPoster } from '../../../src/discord/channel-poster.js';
+import { createServerFacts } from '../../../src/discord/server-facts.js';
 import { createLogger } from '../../../src/logger.js';
 import { createClientRegistry, type ClientRegistry } from '../../../src/philomena/registry.js';
 import { resolveSite } from '../../../src/philomena/sites.js';
@@ -156,12 +157,17 @@ describe('the channel poster’s server locale', () => {
     return { client: client as unknown as Client, gets };
   }
 
-  it('GIVEN a server this process holds THEN its live cache answers (GUILD_UPDATE keeps it current), without a request', async () => {
-    const held = new Map([['1', { preferredLocale: 'de' }]]);
-    const { client, gets } = clientWith(held, () => Promise.resolve({}));
-    const poster = createChannelPoster(client);
+  it('GIVEN a server this process holds THEN what its shard said answers (GUILD_UPDATE keeps it current), without a request', async () => {
+    const servers = createServerFacts();
+    servers.apply({
+      t: 'GUILD_CREATE',
+      d: { id: '1', name: 'One', preferred_locale: 'de', roles: [], channels: [] },
+    });
+    const { client, gets } = clientWith(new Map(), () => Promise.resolve({}));
+    const poster = createChannelPoster(client, { servers });
+    expect(poster.holds('1')).toBe(true);
     expect(await poster.guildLocale?.('1')).toBe('de');
-    held.set('1', { preferredLocale: 'es-ES' });
+    servers.apply({ t: 'GUILD_UPDATE', d: { id: '1', preferred_locale: 'es-ES' } });
     expect(await poster.guildLocale?.('1')).toBe('es-ES');
     expect(gets).toEqual([]);
   });

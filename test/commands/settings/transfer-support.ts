@@ -15,6 +15,7 @@ import { expect } from 'vitest';
 import { z } from 'zod';
 import { createFeedStore } from '../../../commands/feed/feed-store.js';
 import type { CommandContext } from '../../../commands/shared/context.js';
+import type { KnownChannel, KnownServer } from '../../../src/discord/contract.js';
 import { createGuildSettings } from '../../../commands/shared/guild-settings.js';
 import { createSiteDirectory } from '../../../commands/shared/site-directory.js';
 import { createSettingsTransfer } from '../../../commands/settings/transfer.js';
@@ -78,7 +79,24 @@ export function transferBed(store: Keyv, options: { readonly perServer?: number 
     type: ChannelType.PublicThread,
     nsfw: false,
   });
-  const guild = { id: GUILD, name: 'Pony Place', channels: { cache: channels } };
+  const guild = { id: GUILD, name: 'Pony Place' };
+  // What the runtime knows of the server (src/discord/server-facts.ts), as the context carries it.
+  const known: KnownChannel[] = [...channels.values()].map((c) => ({
+    ...c,
+    name: `channel-${c.id.slice(-1)}`,
+    flags: 0,
+    parent: null,
+    parentId: null,
+    botPermissions: 0n,
+  }));
+  const server: KnownServer = {
+    id: GUILD,
+    name: guild.name,
+    locale: 'en-US',
+    channel: (id) => known.find((c) => c.id === id),
+    channels: () => known,
+  };
+  Object.assign(context, { server });
 
   function command(size?: number): Incoming<ChatInputCommandInteraction> {
     return {
