@@ -30,7 +30,7 @@ import { CHOICE_TEXT_MAX } from '../../src/discord/autocomplete.js';
 import type { ChatCommand, CommandContext } from '../shared/context.js';
 import { textReply } from '../shared/text-reply.js';
 import { QUERY_MAX, queryChoices } from '../shared/query-autocomplete.js';
-import { isAgeRestrictedChannel, safeSearchQuery } from '../shared/safety.js';
+import { isAgeRestrictedChannel, isThread, safeSearchQuery } from '../shared/safety.js';
 import { permissionBit, permissionList, type NamedPermission } from '../shared/permission-names.js';
 import { sayEnglish, sayIn, type Say } from '../shared/say.js';
 import { hasMyTerm } from '../shared/my-terms.js';
@@ -111,7 +111,7 @@ export function createFeedCommand(options: FeedCommandOptions): ChatCommand {
       );
     }
     // Named as Discord's client names them in the member's language (the params); English in the text.
-    const send: NamedPermission = channel.parentId !== null ? 'SendMessagesInThreads' : 'SendMessages';
+    const send: NamedPermission = isThread(channel) ? 'SendMessagesInThreads' : 'SendMessages';
     const memberMissing = (['ViewChannel', send] as const).filter(
       (name) => memberPermissions?.has(permissionBit(name)) !== true,
     );

@@ -52,6 +52,11 @@ const THREAD_TYPES: ReadonlySet<number> = new Set([
   ChannelType.AnnouncementThread,
 ]);
 
+/** Whether `channel` is a thread (public, private or an announcement's), which follows its parent. */
+export function isThread(channel: { readonly type: number }): boolean {
+  return THREAD_TYPES.has(channel.type);
+}
+
 /** A channel's flags field as a number: Discord's number, or the one in discord.js's bit field; else 0. */
 function flagsOf(channel: object): number {
   const flags: unknown = 'flags' in channel ? channel.flags : undefined;

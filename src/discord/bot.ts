@@ -173,8 +173,7 @@ export function createBot<C>(deps: BotDeps<C>): Bot {
     const reading = readChat && messageHandlers.length > 0;
     client.on(Events.Raw, (packet: unknown) => {
       // Every dispatch keeps the servers' facts; the bot leaving a server tells the background tasks.
-      const applied = servers.apply(packet);
-      if (applied !== undefined) serverRemoved(applied.removed);
+      for (const removed of servers.apply(packet)?.removed ?? []) serverRemoved(removed);
       if (
         reading &&
         typeof packet === 'object' &&

@@ -11,6 +11,7 @@
 import { Events, type Client } from 'discord.js';
 import { z } from 'zod';
 import type { ChannelFacts } from './contract.js';
+import { THREAD_TYPES } from './packed-server.js';
 import type { ServerDirectory } from './server-facts.js';
 
 /**
@@ -61,8 +62,9 @@ export function createInteractionChannels(client: Client, servers: ServerDirecto
     const parsed = rawInteraction.safeParse(packet);
     if (!parsed.success) return;
     const { id, channel, guild_id: guildId } = parsed.data.d;
+    // Only a thread is judged by its parent (a channel's parent_id is its category: not looked up).
     const parent =
-      channel.parent_id === undefined || guildId === undefined
+      channel.parent_id === undefined || guildId === undefined || !THREAD_TYPES.has(channel.type)
         ? undefined
         : servers.server(guildId)?.channel(channel.parent_id);
     seen.set(id, {

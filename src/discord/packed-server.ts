@@ -18,8 +18,17 @@ export interface RawChannelFields {
   readonly flags?: number | undefined;
   readonly parent_id?: string | null | undefined;
   readonly name?: string | undefined;
-  readonly permission_overwrites?:
-    | readonly { readonly id: string; readonly type: number; readonly allow: bigint; readonly deny: bigint }[]
+  /** Its permission overwrites, each read on its own; `unreadable` when one of them could not be. */
+  readonly overwrites?:
+    | {
+        readonly list: readonly {
+          readonly id: string;
+          readonly type: number;
+          readonly allow: bigint;
+          readonly deny: bigint;
+        }[];
+        readonly unreadable: boolean;
+      }
     | undefined;
 }
 
@@ -34,6 +43,10 @@ const ALL = (1n << 64n) - 1n;
 const MEMBER_TARGET = 1n << 63n;
 const NSFW = 1n << 8n;
 const SPOILER = 1n << 9n;
+/** Some of the channel's overwrites could not be read: the bot's permissions there are unknown (none). */
+const UNREADABLE = 1n << 10n;
+/** A type past the byte the layout keeps (none Discord has today): kept as "unknown", never aliased. */
+const UNKNOWN_TYPE = 0xff;
 const IS_SPOILER_CHANNEL = 1 << 21;
 const HEADER = 6;
 export const THREAD_TYPES: ReadonlySet<number> = new Set([
@@ -56,6 +69,8 @@ export interface ChannelModel {
   readonly parent: bigint;
   readonly name: string;
   readonly overwrites: readonly OverwriteModel[];
+  /** Some overwrites could not be read (the bot's permissions there are then none, never too many). */
+  readonly unreadable: boolean;
 }
 export interface GuildModel {
   readonly id: bigint;
@@ -90,9 +105,10 @@ export function pack(model: GuildModel): BigUint64Array {
   for (const c of channels) {
     out[at++] = c.id;
     out[at++] =
-      BigInt(c.type & 0xff) |
+      BigInt(c.type >= 0 && c.type < UNKNOWN_TYPE ? c.type : UNKNOWN_TYPE) |
       (c.nsfw ? NSFW : 0n) |
       (c.spoiler ? SPOILER : 0n) |
+      (c.unreadable ? UNREADABLE : 0n) |
       (BigInt(ow) << 16n) |
       (BigInt(c.overwrites.length) << 40n);
     out[at++] = c.parent;
@@ -137,6 +153,7 @@ export function unpack(packed: BigUint64Array, names: string): GuildModel {
       type: Number(meta & 0xffn),
       nsfw: (meta & NSFW) !== 0n,
       spoiler: (meta & SPOILER) !== 0n,
+      unreadable: (meta & UNREADABLE) !== 0n,
       parent: word(at + 2),
       overwrites,
     });
@@ -156,56 +173,179 @@ export function channelModel(raw: RawChannelFields): ChannelModel {
     spoiler: ((raw.flags ?? 0) & IS_SPOILER_CHANNEL) !== 0,
     parent: thread && raw.parent_id != null ? BigInt(raw.parent_id) : 0n,
     name: (raw.name ?? '').replaceAll(NAME_SEPARATOR, ' ').slice(0, 100),
-    overwrites: (raw.permission_overwrites ?? []).map((o) => ({
+    overwrites: (raw.overwrites?.list ?? []).map((o) => ({
       target: BigInt(o.id) | (o.type === 1 ? MEMBER_TARGET : 0n),
       allow: o.allow,
       deny: o.deny,
     })),
+    unreadable: raw.overwrites?.unreadable ?? false,
   };
 }
 
-/** The bot's permissions in `channel` of `model` (Discord's computation; a thread takes its parent's). */
-function botPermissionsIn(model: GuildModel, channel: ChannelModel, botId: bigint): bigint {
-  if (model.owner === botId) return ALL;
-  let base = model.roles.get(model.id) ?? 0n;
-  const botRoles = new Set(model.botRoles.filter((id) => model.roles.has(id)));
-  for (const id of botRoles) base |= model.roles.get(id) ?? 0n;
-  if ((base & PermissionFlagsBits.Administrator) !== 0n) return ALL;
-  const source = THREAD_TYPES.has(channel.type) ? model.channels.get(channel.parent) : channel;
-  // A thread whose parent the bot does not know: it may do nothing it could not do anywhere.
-  if (source === undefined) return 0n;
-  let everyone = { allow: 0n, deny: 0n };
-  let roleAllow = 0n;
-  let roleDeny = 0n;
-  let member = { allow: 0n, deny: 0n };
-  const me = botId | MEMBER_TARGET;
-  for (const o of source.overwrites) {
-    if (o.target === model.id) everyone = o;
-    else if (o.target === me) member = o;
-    else if (botRoles.has(o.target)) {
-      roleAllow |= o.allow;
-      roleDeny |= o.deny;
-    }
-  }
-  let permissions = (base & ~everyone.deny) | everyone.allow;
-  permissions = (permissions & ~roleDeny) | roleAllow;
-  return (permissions & ~member.deny) | member.allow;
+/**
+ * Reads a packed server in place (no model built: a read per message or interaction stays cheap however
+ * many channels the server has): one channel, or all of them, with the bot's permissions computed as
+ * Discord computes them (owner or Administrator: all; @everyone's and the bot's roles' permissions, then
+ * the channel's overwrites for @everyone, the bot's roles and the bot; a thread takes its parent's).
+ */
+interface Base {
+  /** @everyone's and the bot's roles' permissions. */
+  readonly base: bigint;
+  readonly botRoles: ReadonlySet<bigint>;
+  /** Owner or Administrator: every permission, whatever the overwrites. */
+  readonly everything: boolean;
+  /** Whom it was computed for (the bot's id is known from READY on). */
+  readonly botId: bigint;
 }
 
-export function knownChannel(model: GuildModel, channel: ChannelModel, botId: bigint): KnownChannel {
-  const thread = THREAD_TYPES.has(channel.type);
-  const parent = thread ? model.channels.get(channel.parent) : undefined;
+/**
+ * The bot's server-wide permissions for the last servers read, by their packed array (a change makes a
+ * new array, so an entry never goes stale): a big server (hundreds of roles) is not walked on every read,
+ * and at most BASES_KEPT are kept.
+ */
+const bases = new Map<BigUint64Array, Base>();
+const BASES_KEPT = 1_000;
+
+function basePermissions(
+  packed: BigUint64Array,
+  botId: bigint,
+  sameWords: (i: number, j: number) => boolean,
+): Base {
+  const kept = bases.get(packed);
+  if (kept !== undefined && kept.botId === botId) return kept;
+  const word = (i: number): bigint => packed[i] ?? 0n;
+  const roleCount = Number(word(2));
+  const botAt = HEADER + 2 * roleCount + 3 * Number(word(3)) + 3 * Number(word(4));
+  const botRoles = new Set<bigint>();
+  let base = 0n;
+  for (let r = 0; r < roleCount; r += 1) {
+    const at = HEADER + 2 * r;
+    // @everyone's id is the server's.
+    let mine = sameWords(at, 0);
+    for (let i = botAt; i < packed.length && !mine; i += 1) mine = sameWords(at, i);
+    if (!mine) continue;
+    base |= word(at + 1);
+    if (!sameWords(at, 0)) botRoles.add(word(at));
+  }
+  const made = {
+    base,
+    botRoles,
+    botId,
+    everything: word(1) === botId || (base & PermissionFlagsBits.Administrator) !== 0n,
+  };
+  bases.set(packed, made);
+  if (bases.size > BASES_KEPT) {
+    const oldest = bases.keys().next();
+    if (!oldest.done) bases.delete(oldest.value);
+  }
+  return made;
+}
+
+/** The `index`th of the names joined by NAME_SEPARATOR, found without splitting them all. */
+function nameAt(names: string, index: number): string {
+  let start = 0;
+  for (let i = 0; i < index; i += 1) {
+    const next = names.indexOf(NAME_SEPARATOR, start);
+    if (next < 0) return '';
+    start = next + 1;
+  }
+  const end = names.indexOf(NAME_SEPARATOR, start);
+  return names.slice(start, end < 0 ? undefined : end);
+}
+
+export function packedReader(packed: BigUint64Array, names: string, botId: bigint) {
+  const word = (i: number): bigint => packed[i] ?? 0n;
+  // Reading a BigUint64Array element makes a new BigInt each time: ids are compared as two 32-bit halves
+  // of the same memory instead (little-endian, as every platform Node runs the bot on).
+  const halves = new Uint32Array(packed.buffer, packed.byteOffset, packed.length * 2);
+  const same = (i: number, lo: number, hi: number): boolean =>
+    halves[2 * i] === lo && halves[2 * i + 1] === hi;
+  const sameWords = (i: number, j: number): boolean => same(i, halves[2 * j] ?? 0, halves[2 * j + 1] ?? 0);
+  const lowOf = (id: bigint): number => Number(id & 0xffffffffn);
+  const highOf = (id: bigint): number => Number(id >> 32n);
+  const roleCount = Number(word(2));
+  const channelCount = Number(word(3));
+  const channelsAt = HEADER + 2 * roleCount;
+  const owAt = channelsAt + 3 * channelCount;
+  const guildId = word(0);
+  const { base, botRoles, everything } = basePermissions(packed, botId, sameWords);
+
+  const idAt = (index: number): bigint => word(channelsAt + 3 * index);
+  const metaAt = (index: number): bigint => word(channelsAt + 3 * index + 1);
+  const typeOf = (meta: bigint): number => Number(meta & 0xffn);
+  const indexOf = (id: bigint): number => {
+    if (id === 0n) return -1;
+    const lo = lowOf(id);
+    const hi = highOf(id);
+    for (let i = 0; i < channelCount; i += 1) if (same(channelsAt + 3 * i, lo, hi)) return i;
+    return -1;
+  };
+
+  function permissionsAt(index: number): bigint {
+    if (everything) return ALL;
+    const meta = metaAt(index);
+    const source = THREAD_TYPES.has(typeOf(meta)) ? indexOf(word(channelsAt + 3 * index + 2)) : index;
+    // A thread whose parent the bot does not know, or overwrites it could not read: nothing it cannot prove.
+    if (source < 0) return 0n;
+    const sourceMeta = metaAt(source);
+    if ((sourceMeta & UNREADABLE) !== 0n) return 0n;
+    const first = Number((sourceMeta >> 16n) & 0xffffffn);
+    const count = Number((sourceMeta >> 40n) & 0xffffn);
+    let everyone = { allow: 0n, deny: 0n };
+    let roleAllow = 0n;
+    let roleDeny = 0n;
+    let member = { allow: 0n, deny: 0n };
+    const me = botId | MEMBER_TARGET;
+    for (let k = first; k < first + count; k += 1) {
+      const target = word(owAt + 3 * k);
+      const allow = word(owAt + 3 * k + 1);
+      const deny = word(owAt + 3 * k + 2);
+      if (target === guildId) everyone = { allow, deny };
+      else if (target === me) member = { allow, deny };
+      else if (botRoles.has(target)) {
+        roleAllow |= allow;
+        roleDeny |= deny;
+      }
+    }
+    let permissions = (base & ~everyone.deny) | everyone.allow;
+    permissions = (permissions & ~roleDeny) | roleAllow;
+    return (permissions & ~member.deny) | member.allow;
+  }
+
+  function channelAt(index: number, name: string): KnownChannel {
+    const meta = metaAt(index);
+    const type = typeOf(meta);
+    const thread = THREAD_TYPES.has(type);
+    const parentId = thread ? word(channelsAt + 3 * index + 2) : 0n;
+    const parentIndex = thread ? indexOf(parentId) : -1;
+    const parentMeta = parentIndex < 0 ? undefined : metaAt(parentIndex);
+    return {
+      id: String(idAt(index)),
+      name,
+      type,
+      nsfw: (meta & NSFW) !== 0n,
+      flags: (meta & SPOILER) !== 0n ? IS_SPOILER_CHANNEL : 0,
+      parentId: parentId === 0n ? null : String(parentId),
+      parent:
+        parentMeta === undefined
+          ? null
+          : {
+              type: typeOf(parentMeta),
+              nsfw: (parentMeta & NSFW) !== 0n,
+              flags: (parentMeta & SPOILER) !== 0n ? IS_SPOILER_CHANNEL : 0,
+            },
+      botPermissions: permissionsAt(index),
+    };
+  }
+
   return {
-    id: String(channel.id),
-    name: channel.name,
-    type: channel.type,
-    nsfw: channel.nsfw,
-    flags: channel.spoiler ? IS_SPOILER_CHANNEL : 0,
-    parentId: thread && channel.parent !== 0n ? String(channel.parent) : null,
-    parent:
-      parent === undefined
-        ? null
-        : { type: parent.type, nsfw: parent.nsfw, flags: parent.spoiler ? IS_SPOILER_CHANNEL : 0 },
-    botPermissions: botPermissionsIn(model, channel, botId),
+    channel(id: bigint): KnownChannel | undefined {
+      const index = indexOf(id);
+      return index < 0 ? undefined : channelAt(index, nameAt(names, index));
+    },
+    channels(): KnownChannel[] {
+      const named = names.split(NAME_SEPARATOR);
+      return Array.from({ length: channelCount }, (_, i) => channelAt(i, named[i] ?? ''));
+    },
   };
 }

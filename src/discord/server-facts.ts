@@ -18,12 +18,13 @@ import { z } from 'zod';
 import type { ChannelFacts } from './contract.js';
 import {
   channelModel,
-  knownChannel,
+  packedReader,
   namesOf,
   pack,
   THREAD_TYPES,
   unpack,
   type ChannelModel,
+  type RawChannelFields,
   type GuildModel,
 } from './packed-server.js';
 
@@ -57,11 +58,11 @@ export interface ServerDirectory {
   readonly size: number;
 }
 
-/** What a raw dispatch did to the directory that the runtime acts on. */
-export type Applied = { readonly removed: string } | undefined;
+/** What a raw dispatch did to the directory that the runtime acts on: the servers the bot left. */
+type Applied = { readonly removed: readonly string[] } | undefined;
 
 export interface ServerFacts extends ServerDirectory {
-  /** Applies one raw gateway dispatch (`{ t, d }`); returns `{ removed }` when the bot left a server. */
+  /** Applies one raw gateway dispatch (`{ t, d }`); returns `{ removed }` when the bot left servers. */
   apply(packet: unknown): Applied;
 }
 
@@ -87,7 +88,9 @@ const rawChannel = z.object({
   flags: z.number().int().catch(0).optional(),
   parent_id: snowflake.nullish().catch(null),
   name: z.string().catch('').optional(),
-  permission_overwrites: z.array(rawOverwrite).catch([]).optional(),
+  // Each overwrite is read on its own; one that cannot be leaves the channel's permissions unknown (none),
+  // never without its denies.
+  overwrites: z.unknown().optional(),
   thread_metadata: z
     .object({ archived: z.boolean().catch(false) })
     .passthrough()
@@ -95,6 +98,37 @@ const rawChannel = z.object({
     .catch(undefined),
 });
 const rawRole = z.object({ id: snowflake, permissions: bits });
+
+/** A raw channel's fields with its overwrites read one by one (`permission_overwrites`). */
+function channelFields(
+  data: unknown,
+): (RawChannelFields & { readonly guild_id?: string | undefined; readonly archived: boolean }) | undefined {
+  const parsed = rawChannel.safeParse(data);
+  if (!parsed.success) return undefined;
+  const items: unknown =
+    typeof data === 'object' && data !== null && 'permission_overwrites' in data
+      ? data.permission_overwrites
+      : [];
+  const list = Array.isArray(items) ? items.map((item) => rawOverwrite.safeParse(item)) : [];
+  return {
+    ...parsed.data,
+    archived: parsed.data.thread_metadata?.archived === true,
+    overwrites: {
+      list: list.flatMap((o) => (o.success ? [o.data] : [])),
+      unreadable: !Array.isArray(items) || list.some((o) => !o.success),
+    },
+  };
+}
+
+/** The READY fields that say which servers a shard holds: `shard: [id, count]` and `guilds`. */
+const rawReady = z.object({
+  user: z.object({ id: snowflake }).passthrough().optional().catch(undefined),
+  shard: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]).optional().catch(undefined),
+  guilds: z
+    .array(z.object({ id: snowflake }).passthrough())
+    .optional()
+    .catch(undefined),
+});
 const rawGuild = z.object({
   id: snowflake,
   unavailable: z.boolean().optional(),
@@ -151,12 +185,11 @@ export function createServerFacts(): ServerFacts {
   }
 
   function upsertChannel(data: unknown): void {
-    const parsed = rawChannel.safeParse(data);
-    if (!parsed.success || parsed.data.guild_id === undefined) return;
-    const raw = parsed.data;
-    change(raw.guild_id ?? '', (model) => {
+    const raw = channelFields(data);
+    if (raw?.guild_id === undefined) return;
+    change(raw.guild_id, (model) => {
       // An archived thread is not looked at again until a message unarchives it (THREAD_UPDATE).
-      if (raw.thread_metadata?.archived === true) model.channels.delete(BigInt(raw.id));
+      if (raw.archived) model.channels.delete(BigInt(raw.id));
       else model.channels.set(BigInt(raw.id), channelModel(raw));
     });
   }
@@ -167,9 +200,9 @@ export function createServerFacts(): ServerFacts {
     const raw = parsed.data;
     const channels = new Map<bigint, ChannelModel>();
     for (const item of [...raw.channels, ...raw.threads]) {
-      const channel = rawChannel.safeParse(item);
-      if (!channel.success || channel.data.thread_metadata?.archived === true) continue;
-      channels.set(BigInt(channel.data.id), channelModel(channel.data));
+      const channel = channelFields(item);
+      if (channel === undefined || channel.archived) continue;
+      channels.set(BigInt(channel.id), channelModel(channel));
     }
     const bot = raw.members.find((m) => m.user.id === String(botId));
     const model: GuildModel = {
@@ -219,16 +252,31 @@ export function createServerFacts(): ServerFacts {
       locale: entry.locale,
       channel(channelId) {
         const id = idOf(channelId);
-        if (id === undefined) return undefined;
-        const model = unpack(entry.packed, entry.names);
-        const channel = model.channels.get(id);
-        return channel === undefined ? undefined : knownChannel(model, channel, botId);
+        return id === undefined ? undefined : packedReader(entry.packed, entry.names, botId).channel(id);
       },
-      channels() {
-        const model = unpack(entry.packed, entry.names);
-        return [...model.channels.values()].map((channel) => knownChannel(model, channel, botId));
-      },
+      channels: () => packedReader(entry.packed, entry.names, botId).channels(),
     };
+  }
+
+  /**
+   * READY: the bot's id, and which servers the shard holds. On a fresh session (after INVALID_SESSION, or a
+   * new process) a server of that shard that READY no longer lists was left while disconnected: forgotten
+   * and said as removed. Without the shard (a READY that does not say it) nothing is forgotten.
+   */
+  function ready(d: unknown): Applied {
+    const parsed = rawReady.safeParse(d);
+    if (!parsed.success) return undefined;
+    const { user, shard, guilds } = parsed.data;
+    if (user !== undefined) botId = BigInt(user.id);
+    if (shard === undefined || guilds === undefined) return undefined;
+    const [shardId, count] = shard;
+    const listed = new Set(guilds.map((g) => g.id));
+    const removed: string[] = [];
+    for (const id of held.keys()) {
+      if (Number((BigInt(id) >> 22n) % BigInt(count)) === shardId && !listed.has(id)) removed.push(id);
+    }
+    for (const id of removed) held.delete(id);
+    return removed.length === 0 ? undefined : { removed };
   }
 
   function apply(packet: unknown): Applied {
@@ -238,12 +286,8 @@ export function createServerFacts(): ServerFacts {
     const data = anyObject.parse(d);
     const guildId = typeof data['guild_id'] === 'string' ? data['guild_id'] : undefined;
     switch (t) {
-      case 'READY': {
-        const user = data['user'];
-        const id = typeof user === 'object' && user !== null && 'id' in user ? idOf(user.id) : undefined;
-        if (id !== undefined) botId = id;
-        return undefined;
-      }
+      case 'READY':
+        return ready(d);
       case 'GUILD_CREATE':
         guildCreate(d);
         return undefined;
@@ -252,9 +296,11 @@ export function createServerFacts(): ServerFacts {
         return undefined;
       case 'GUILD_DELETE': {
         const id = typeof data['id'] === 'string' ? data['id'] : undefined;
-        // `unavailable`: an outage; the server comes back with a GUILD_CREATE. Else the bot was removed.
+        // `unavailable`: an outage; the server comes back with a GUILD_CREATE. Else the bot was removed,
+        // whether or not the server was available since (one unavailable since READY was never held).
         if (id === undefined || data['unavailable'] === true) return undefined;
-        return held.delete(id) ? { removed: id } : undefined;
+        held.delete(id);
+        return { removed: [id] };
       }
       case 'CHANNEL_CREATE':
       case 'CHANNEL_UPDATE':
@@ -265,7 +311,14 @@ export function createServerFacts(): ServerFacts {
       case 'CHANNEL_DELETE':
       case 'THREAD_DELETE': {
         const id = idOf(data['id']);
-        if (guildId !== undefined && id !== undefined) change(guildId, (model) => model.channels.delete(id));
+        if (guildId === undefined || id === undefined) return undefined;
+        change(guildId, (model) => {
+          model.channels.delete(id);
+          // A channel's threads go with it (Discord sends no THREAD_DELETE for them).
+          for (const [threadId, channel] of model.channels) {
+            if (THREAD_TYPES.has(channel.type) && channel.parent === id) model.channels.delete(threadId);
+          }
+        });
         return undefined;
       }
       case 'THREAD_LIST_SYNC': {
@@ -282,9 +335,9 @@ export function createServerFacts(): ServerFacts {
             }
           }
           for (const thread of threads) {
-            const raw = rawChannel.safeParse(thread);
-            if (raw.success && raw.data.thread_metadata?.archived !== true) {
-              model.channels.set(BigInt(raw.data.id), channelModel(raw.data));
+            const raw = channelFields(thread);
+            if (raw !== undefined && !raw.archived) {
+              model.channels.set(BigInt(raw.id), channelModel(raw));
             }
           }
         });

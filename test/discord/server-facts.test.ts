@@ -192,17 +192,80 @@ describe('server facts from the gateway', () => {
     expect(facts.server(GUILD)?.channel(PLAIN)?.botPermissions).toBe((1n << 64n) - 1n);
   });
 
-  it('GIVEN GUILD_DELETE THEN an outage keeps the server and a removal forgets it and says so once', () => {
+  it('GIVEN GUILD_DELETE THEN an outage keeps the server and a removal forgets it and says so, held or not', () => {
     const facts = ready();
     expect(facts.apply({ t: 'GUILD_DELETE', d: { id: GUILD, unavailable: true } })).toBeUndefined();
     expect(facts.holds(GUILD)).toBe(true);
-    expect(facts.apply({ t: 'GUILD_DELETE', d: { id: GUILD } })).toEqual({ removed: GUILD });
+    expect(facts.apply({ t: 'GUILD_DELETE', d: { id: GUILD } })).toEqual({ removed: [GUILD] });
     expect(facts.holds(GUILD)).toBe(false);
     expect(facts.server(GUILD)).toBeUndefined();
-    expect(facts.apply({ t: 'GUILD_DELETE', d: { id: GUILD } })).toBeUndefined();
+    // A server unavailable since READY was never held: its removal is still said (its feeds go dormant).
+    expect(facts.apply({ t: 'GUILD_DELETE', d: { id: '100000000000000009' } })).toEqual({
+      removed: ['100000000000000009'],
+    });
     // Events of a server not held change nothing.
     facts.apply({ t: 'CHANNEL_CREATE', d: channel(PLAIN, 0) });
     expect(facts.holds(GUILD)).toBe(false);
+  });
+
+  it('GIVEN a fresh session’s READY THEN a server of that shard it no longer lists is forgotten and said as removed; other shards’ servers stay', () => {
+    const facts = ready();
+    const other = '100000000000000002';
+    facts.apply({ t: 'GUILD_CREATE', d: { ...guildCreate(), id: other } });
+    // Without the shard nothing is forgotten.
+    expect(facts.apply({ t: 'READY', d: { user: { id: BOT }, guilds: [] } })).toBeUndefined();
+    expect(facts.size).toBe(2);
+    const shardOf = (id: string): number => Number((BigInt(id) >> 22n) % 2n);
+    const mine = shardOf(GUILD);
+    const applied = facts.apply({
+      t: 'READY',
+      d: { user: { id: BOT }, shard: [mine, 2], guilds: [] },
+    });
+    const expected = [GUILD, other].filter((id) => shardOf(id) === mine);
+    expect(applied).toEqual(expected.length === 0 ? undefined : { removed: expected });
+    for (const id of [GUILD, other]) expect(facts.holds(id)).toBe(shardOf(id) !== mine);
+    // A READY that lists its servers keeps them.
+    const again = ready();
+    expect(
+      again.apply({
+        t: 'READY',
+        d: { user: { id: BOT }, shard: [0, 1], guilds: [{ id: GUILD, unavailable: true }] },
+      }),
+    ).toBeUndefined();
+    expect(again.holds(GUILD)).toBe(true);
+  });
+
+  it('GIVEN a channel deleted THEN its threads go with it', () => {
+    const facts = ready();
+    facts.apply({ t: 'CHANNEL_DELETE', d: { id: MATURE, type: 0, guild_id: GUILD } });
+    expect(facts.server(GUILD)?.channel(MATURE_THREAD)).toBeUndefined();
+    expect(facts.server(GUILD)?.channel(THREAD)).toBeDefined();
+  });
+
+  it('GIVEN one overwrite of a channel that cannot be read THEN the bot may do nothing there (its denies are never dropped), and its threads follow', () => {
+    const facts = ready();
+    facts.apply({
+      t: 'CHANNEL_UPDATE',
+      d: channel(PLAIN, ChannelType.GuildText, {
+        permission_overwrites: [
+          { id: BOT, type: 1, allow: '0', deny: String(VIEW) },
+          { id: ROLE, type: 'role', allow: '0', deny: '0' },
+        ],
+      }),
+    });
+    expect(facts.server(GUILD)?.channel(PLAIN)?.botPermissions).toBe(0n);
+    expect(facts.server(GUILD)?.channel(THREAD)?.botPermissions).toBe(0n);
+    // Another channel is untouched.
+    expect(facts.server(GUILD)?.channel(MATURE)?.botPermissions).toBe(VIEW | SEND | MANAGE);
+  });
+
+  it('GIVEN a channel type past what the layout keeps THEN it reads as an unknown type, never as another', () => {
+    const facts = ready();
+    facts.apply({
+      t: 'CHANNEL_CREATE',
+      d: channel('500000000000000020', 256 + ChannelType.GuildText, { nsfw: true }),
+    });
+    expect(facts.server(GUILD)?.channel('500000000000000020')?.type).toBe(255);
   });
 
   it('GIVEN odd packets THEN nothing throws, and one odd channel or role drops only itself', () => {
