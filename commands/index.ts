@@ -18,6 +18,7 @@ import { featuredCommand } from './featured/featured.js';
 import { createFeedCommand, type FeedCommandOptions } from './feed/feed.js';
 import { createFeedStore } from './feed/feed-store.js';
 import { createFeedPoller, type PollEvent } from './feed/poller.js';
+import { galleryCommand } from './gallery/gallery.js';
 import { imageCommand } from './image/image.js';
 import { createMeCommand } from './me/me.js';
 import { createMemberSettings, type MemberSettings } from './me/member-settings.js';
@@ -67,6 +68,7 @@ export function allCommands(
   return localiseCommands([
     imageCommand,
     searchCommand,
+    galleryCommand,
     tagCommand,
     reverseCommand,
     findSourceCommand,

@@ -4,92 +4,29 @@
  * short token. Only the member who searched may page; a click after 15 minutes, or on a token the store
  * has lost, answers "expired". The page itself is read from the board in windows (window.ts).
  */
-import {
-  ButtonStyle,
-  ComponentType,
-  type APIButtonComponent,
-  type APIStringSelectComponent,
-} from 'discord.js';
-import { z } from 'zod';
 import type { PhilomenaClient } from '../../src/philomena/client/types.js';
-import type { VisibleImage } from '../../src/philomena/schemas.js';
-import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type MessageBody, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext, SelectHandler } from '../shared/context.js';
 import type { View } from '../shared/view.js';
 import { sayIn, type Say } from '../shared/say.js';
 import { siteCode } from '../../src/discord/custom-id.js';
-import {
-  buttonRow,
-  cardContext,
-  cardMessage,
-  filterContext,
-  formOfMessage,
-  showImage,
-  V2_ANSWER_TEXT_MAX,
-  type CardForm,
-  type ControlRow,
-} from '../shared/show-image.js';
-import { escapeInline, imageCard, imageGrid, truncate } from '../../src/render/index.js';
-import { creditsOf } from '../../src/philomena/tags.js';
+import { formOfMessage, type CardForm } from '../shared/show-image.js';
+import { escapeInline, truncate } from '../../src/render/index.js';
 import { STATE_TTL_MS } from '../../src/discord/button-state.js';
 import { UserFacingError } from '../../src/discord/failures.js';
+import { pagingRows, pickSelect, renderImagePage, targetPage } from '../shared/image-paging.js';
 import {
   encodeSearchButton,
   pickCodec,
   SEARCH_STATE_KIND,
   searchButton,
   searchStateSchema,
+  sortParams,
   type SearchAction,
   type SearchPage,
 } from './codec.js';
-import { GRID_SIZE, gridPages, pageResults, windowReader } from './window.js';
 import { searchAccess, searchWith } from './member-search.js';
-import { boardFor } from '../shared/member-board.js';
 
-function navButtons(state: SearchPage, say: Say): ControlRow[] {
-  const button = (action: SearchAction, label: string, disabled: boolean): APIButtonComponent => ({
-    type: ComponentType.Button,
-    style: action === 'pub' ? ButtonStyle.Primary : ButtonStyle.Secondary,
-    label,
-    custom_id: encodeSearchButton(action, state),
-    disabled,
-  });
-  const rows: ControlRow[] = [];
-  if (state.total > 1) {
-    rows.push(
-      buttonRow([
-        button('prev', say('search.button.previous'), state.page <= 1),
-        button('next', say('search.button.next'), state.page >= state.total),
-        button('rand', say('search.button.random'), false),
-      ]),
-    );
-  }
-  if (state.private) rows.push(buttonRow([button('pub', say('search.button.post-publicly'), false)]));
-  return rows;
-}
-
-/** The grid's select: one option per image shown, its id as the value. */
-function pickRow(site: Site, shown: readonly VisibleImage[], say: Say): ControlRow[] {
-  if (shown.length === 0) return [];
-  const select: APIStringSelectComponent = {
-    type: ComponentType.StringSelect,
-    custom_id: pickCodec.encode('pick', { site: siteCode(site) }),
-    placeholder: truncate(say('search.pick.placeholder'), 150),
-    min_values: 1,
-    max_values: 1,
-    options: shown.map((image, index) => {
-      const names = creditsOf(image.tags).map((credit) => credit.name);
-      return {
-        label: truncate(`${index + 1}. #${image.id}`, 100),
-        value: String(image.id),
-        // Select options show text as typed: no Markdown to escape, and no mention is parsed there.
-        description: truncate(names.length > 0 ? names.join(', ') : say('search.pick.artist-unknown'), 100),
-      };
-    }),
-  };
-  return [{ type: ComponentType.ActionRow, components: [select] }];
-}
 /**
  * Reads page `state.page` and builds its message, in the `form` of the message it replaces (a grid is
  * always Components V2). Undefined when the search has no results at all.
@@ -111,74 +48,31 @@ export async function renderSearchPage(
 ): Promise<MessageBody | undefined> {
   const view = options.view ?? context.view.forSite(state.site);
   const say = options.say ?? sayIn(view.locale);
-  const client = options.client ?? context.registry.client(state.site);
-  const [results, filter] = await Promise.all([
-    pageResults(windowReader(query, state, view, context, client), state),
-    filterContext(client, view.filterId, context.logger),
-  ]);
-  const { items, total, page } = results;
-  const image = items[0];
-  if (image === undefined) return undefined;
-  const pages = state.grid ? gridPages(total) : total;
-  const next: SearchPage = { ...state, page, total: pages, issuedAt: context.now() };
-  const nav = options.withButtons ? navButtons(next, say) : [];
-  if (state.grid) {
-    const from = (page - 1) * GRID_SIZE + 1;
-    const heading = say('search.grid.heading', {
-      query: escapeInline(truncate(query, 200)),
-      from,
-      to: from + items.length - 1,
-      total,
-    });
-    const layout = (rows: readonly ControlRow[]) =>
-      imageGrid(items, {
-        site: state.site,
-        ageRestricted: view.ageRestricted,
-        spoilerChannel: view.spoilerChannel,
-        rules: view.rules,
-        ...(filter === undefined ? {} : { filter }),
-        heading,
-        footer: say('search.grid.footer', { site: state.site.name, page, pages }),
-        rows,
-        textMax: V2_ANSWER_TEXT_MAX,
-        say,
-      });
-    // Laid out once without the picker to learn which images the rating rule and the filter let show
-    // (those the list had no room for, with their sources, are still picked for their full cards).
-    const laidOut = layout([]);
-    const shown = [...laidOut.shown, ...laidOut.unlisted];
-    const withRows = layout([...pickRow(state.site, shown, say), ...nav]);
-    return { componentsV2: true, components: [withRows.container] };
-  }
-  const card = imageCard(
-    image,
-    cardContext(view, filter, { footerExtra: say('search.card.position', { page, total }) }),
+  const rendered = await renderImagePage(
+    { query, order: sortParams(state.sort, state.seed) },
+    state.site,
+    state,
+    context,
+    {
+      client: options.client ?? context.registry.client(state.site),
+      view,
+      say,
+      ...(options.form === undefined ? {} : { form: options.form }),
+      heading: ({ from, to, total }) =>
+        say('search.grid.heading', { query: escapeInline(truncate(query, 200)), from, to, total }),
+      nav: (page, pages) => {
+        if (!options.withButtons) return [];
+        const next: SearchPage = { ...state, page, total: pages, issuedAt: context.now() };
+        return pagingRows(next, (action) => encodeSearchButton(action, next), say);
+      },
+      pickId: pickCodec.encode('pick', { site: siteCode(state.site) }),
+    },
   );
-  return cardMessage(card, state.site, image.id, {
-    rows: nav,
-    ...(options.form === undefined ? {} : { form: options.form }),
-  });
+  return rendered?.body;
 }
 
 export function noResultsText(view: View): string {
   return sayIn(view.locale)(view.ageRestricted ? 'search.no-results' : 'search.no-results.safe-only');
-}
-
-function targetPage(action: SearchAction, state: SearchPage, random: () => number): number {
-  switch (action) {
-    case 'prev':
-      return Math.max(1, state.page - 1);
-    case 'next':
-      return Math.min(state.total, state.page + 1);
-    case 'rand': {
-      if (state.total <= 1) return 1;
-      // Another page than the current one, uniformly.
-      const pick = 1 + Math.floor(random() * (state.total - 1));
-      return pick >= state.page ? pick + 1 : pick;
-    }
-    case 'pub':
-      return state.page;
-  }
 }
 
 export function searchButtons(random: () => number = Math.random): Record<string, ButtonHandler> {
@@ -210,7 +104,7 @@ export function searchButtons(random: () => number = Math.random): Record<string
           'Only the person who searched can page through these results.',
         );
       }
-      const page = targetPage(action, state, random);
+      const page = targetPage(action, state.page, state.total, random);
       // A search with the searcher's key pages with it, looked up again here (never carried by the button).
       const access = await searchAccess(stored.query, context.view.forSite(state.site), context);
       const message = await searchWith(access, state.site, interaction.user.id, context, () =>
@@ -243,18 +137,8 @@ export function searchButtons(random: () => number = Math.random): Record<string
 
 /** A grid's picker: the chosen image's full card, to the member who chose, under this channel's rules. */
 export function searchSelects(): Record<string, SelectHandler> {
-  const pick: SelectHandler = {
-    defer: () => 'ephemeral',
-    async run(interaction, args, context) {
-      const site = pickCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite)?.site;
-      const id = z.coerce.number().int().nonnegative().safeParse(interaction.values[0]);
-      if (site === undefined || !id.success)
-        throw new UserFacingError('search.choice-gone', 'That choice no longer works.');
-      // The chosen card is read as the member asks (their own account where it decides for them).
-      const { client, view } = await boardFor(context, context.view.forSite(site));
-      const { fetched, card } = await showImage(client, id.data, view, context.logger);
-      return messageReply(cardMessage(card, site, fetched.image.id));
-    },
-  };
+  const pick = pickSelect(
+    (args, context) => pickCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite)?.site,
+  );
   return { [pickCodec.key('pick')]: pick };
 }

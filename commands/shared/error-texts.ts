@@ -68,6 +68,8 @@ export const USER_ERROR_IDS = [
   'feed.limit-reached',
   'feed.unknown-subcommand',
   'image.bad-id',
+  'gallery.bad-id',
+  'gallery.no-input',
   'me.unavailable.read',
   'me.unavailable.write',
   'me.unavailable.delete',

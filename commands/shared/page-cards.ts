@@ -17,7 +17,7 @@ import type { APIEmbed } from 'discord.js';
 import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client/types.js';
-import type { Image, Tag } from '../../src/philomena/schemas.js';
+import type { Gallery, Image, Tag } from '../../src/philomena/schemas.js';
 import { quoteTag, tagNameOfSlug } from '../../src/philomena/tags.js';
 import { NotFoundError } from '../../src/philomena/errors.js';
 import {
@@ -233,12 +233,74 @@ export async function topicCard(
   };
 }
 
+/** A gallery and whether its words may show here, judged by its cover (see {@link judgeGallery}). */
+export interface JudgedGallery {
+  readonly gallery: Gallery;
+  /** The cover's card shows its picture in full here: the title, spoiler warning and description may show. */
+  readonly wordsShown: boolean;
+  readonly cover: { readonly card: ImageCard; readonly imageId: number } | undefined;
+}
+
+/**
+ * A gallery's title, spoiler warning and description are words about its images: they show only where
+ * the cover's card shows its picture in full (gate `full`: allowed here, and neither hidden nor spoilered
+ * by the filter). A gallery without a cover, or whose cover cannot be read, fails closed.
+ */
+export async function judgeGallery(
+  client: PhilomenaClient,
+  gallery: Gallery,
+  view: View,
+  logger: Logger,
+): Promise<JudgedGallery> {
+  const shown =
+    gallery.thumbnail_id === null
+      ? undefined
+      : await showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined);
+  const wordsShown = wordsAboutImageMayShow(shown?.card.gate) && shown?.card.ruleNotice === undefined;
+  return {
+    gallery,
+    wordsShown,
+    cover: shown === undefined ? undefined : { card: shown.card, imageId: shown.fetched.image.id },
+  };
+}
+
+/**
+ * A judged gallery's title (mentions neutralised, not escaped: an embed title, or `escapeInline` it) and
+ * its lines of words: the spoiler warning and the description where they may show, else one line saying
+ * they are withheld; where its words may not show it is titled by its number.
+ */
+export function galleryWords(
+  judged: JudgedGallery,
+  view: View,
+  say: Say,
+): { readonly title: string; readonly lines: readonly string[] } {
+  const { gallery, wordsShown } = judged;
+  const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
+  const lines = [
+    ...(wordsShown && gallery.spoiler_warning.trim() !== ''
+      ? [say('image.page.gallery.spoiler-warning', { text: excerpt(gallery.spoiler_warning, view, say) })]
+      : []),
+    ...(wordsShown && gallery.description.trim() !== '' ? [excerpt(gallery.description, view, say)] : []),
+    ...(!wordsShown && hasWords ? [say('image.page.gallery.withheld')] : []),
+  ];
+  const title =
+    wordsShown && gallery.title.trim() !== ''
+      ? gallery.title
+      : say('image.page.gallery.title', { id: String(gallery.id) });
+  return { title: neutraliseMentions(title), lines };
+}
+
+/** The gallery `galleryId` on `client`'s board (its search by id); a `NotFoundError` when there is none. */
+export async function galleryById(client: PhilomenaClient, galleryId: number, view: View): Promise<Gallery> {
+  const found = await client.searchGalleries({ q: `id:${galleryId}`, perPage: 1 });
+  const gallery = found.items.find((g) => g.id === galleryId);
+  if (gallery === undefined) throw new NotFoundError(`gallery ${galleryId}`, { site: view.site.id });
+  return gallery;
+}
+
 /**
  * A gallery: title, creator, image count (as this view's filter sees it), and its cover image as a
- * credited card under the rating rule. Its title, spoiler warning and description are words about its
- * images: they show only where the cover's card shows its picture in full (gate `full`: allowed here,
- * and neither hidden nor spoilered by the filter); elsewhere, and when the cover cannot be read, the card
- * is titled by the gallery's number.
+ * credited card under the rating rule; its words as {@link judgeGallery} allows.
  */
 export async function galleryCards(
   client: PhilomenaClient,
@@ -247,10 +309,8 @@ export async function galleryCards(
   logger: Logger,
 ): Promise<{ readonly embed: APIEmbed; readonly cover: { card: ImageCard; imageId: number } | undefined }> {
   const say = sayIn(view.locale);
-  const found = await client.searchGalleries({ q: `id:${galleryId}`, perPage: 1 });
-  const gallery = found.items.find((g) => g.id === galleryId);
-  if (gallery === undefined) throw new NotFoundError(`gallery ${galleryId}`, { site: view.site.id });
-  const [count, cover] = await Promise.all([
+  const gallery = await galleryById(client, galleryId, view);
+  const [count, judged] = await Promise.all([
     client
       .searchImages({
         q: boardQuery(`gallery_id:${galleryId}`, view),
@@ -259,35 +319,24 @@ export async function galleryCards(
       })
       .then((page) => page.total)
       .catch(() => undefined),
-    gallery.thumbnail_id === null
-      ? Promise.resolve(undefined)
-      : showImage(client, gallery.thumbnail_id, view, logger).catch(() => undefined),
+    judgeGallery(client, gallery, view, logger),
   ]);
-  const coverShown = wordsAboutImageMayShow(cover?.card.gate) && cover?.card.ruleNotice === undefined;
-  const hasWords = [gallery.title, gallery.spoiler_warning, gallery.description].some((t) => t.trim() !== '');
   const by = say('image.page.by', {
     author: neutraliseMentions(escapeInline(gallery.creator ?? say('image.page.someone'))),
   });
   const safe = view.ageRestricted ? 'no' : 'yes';
+  const words = galleryWords(judged, view, say);
   const lines = [
     count === undefined ? by : `${by} · ${say('image.page.gallery.images', { count, safe })}`,
-    ...(coverShown && gallery.spoiler_warning.trim() !== ''
-      ? [say('image.page.gallery.spoiler-warning', { text: excerpt(gallery.spoiler_warning, view, say) })]
-      : []),
-    ...(coverShown && gallery.description.trim() !== '' ? [excerpt(gallery.description, view, say)] : []),
-    ...(!coverShown && hasWords ? [say('image.page.gallery.withheld')] : []),
+    ...words.lines,
   ];
-  const title =
-    coverShown && gallery.title.trim() !== ''
-      ? gallery.title
-      : say('image.page.gallery.title', { id: String(gallery.id) });
   return {
     embed: {
-      title: truncate(neutraliseMentions(title), 256),
+      title: truncate(words.title, 256),
       url: `${view.site.baseUrl}/galleries/${gallery.id}`,
       description: truncateMarkdown(lines.join('\n'), 2_000),
     },
-    cover: cover === undefined ? undefined : { card: cover.card, imageId: cover.fetched.image.id },
+    cover: judged.cover,
   };
 }
 

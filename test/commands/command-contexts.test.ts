@@ -17,6 +17,7 @@ describe('command contexts', () => {
     const everywhere = [
       'image',
       'search',
+      'gallery',
       'tag',
       'reverse',
       'featured',

@@ -23,6 +23,7 @@ describe('smoke', () => {
         'Show card',
         'featured',
         'feed',
+        'gallery',
         'image',
         'me',
         'reverse',

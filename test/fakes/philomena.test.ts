@@ -830,7 +830,7 @@ describe('filters', () => {
 
 describe('galleries and forums', () => {
   it('GIVEN a gallery search THEN Derpibooru style sends user/user_id and upstream creator/creator_id', async () => {
-    const derpi = (await api('/search/galleries', { q: 'safe' })).json();
+    const derpi = (await api('/search/galleries', { q: 'title:*safe*' })).json();
     expect(derpi.total).toBeGreaterThan(10);
     expect(derpi.galleries[0]).toHaveProperty('user');
     expect(derpi.galleries[0]).toHaveProperty('user_id');
@@ -838,13 +838,29 @@ describe('galleries and forums', () => {
     const ids = derpi.galleries.map((g: { id: number }) => g.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     booru.setErrorStyle('upstream');
-    const upstream = (await api('/search/galleries', { q: 'favourites' })).json();
+    const upstream = (await api('/search/galleries', { q: 'title:*favourites*' })).json();
     expect(upstream.galleries[0]).toMatchObject({
       id: GALLERY_IDS.owner,
       creator: 'BotOwner',
       creator_id: 9001,
     });
     expect(upstream.galleries[0]).not.toHaveProperty('user');
+  });
+
+  it('GIVEN a bare word in a gallery search THEN it matches whole titles in any case; title:*word* matches titles that hold it', async () => {
+    const titles = async (q: string) =>
+      ((await api('/search/galleries', { q })).json() as { galleries: { title: string }[] }).galleries.map(
+        (g) => g.title,
+      );
+    const bare = await titles('safe');
+    expect(bare.length).toBeGreaterThan(0);
+    expect(bare.every((t) => t.toLowerCase() === 'safe')).toBe(true);
+    const within = await titles('title:*safe*');
+    expect(within).toEqual(expect.arrayContaining(['safeship', 'Safety First', 'Safe Landings']));
+    expect(await titles('title:*FAVOURITES*')).toEqual(['Bot owner favourites']);
+    expect(await titles('creator:botowner')).toEqual(['Bot owner favourites']);
+    // No such field on the board: the term is a title, which no gallery has.
+    expect(await titles('spoiler_warning:spicy')).toEqual([]);
   });
 
   it('GIVEN /forums THEN every forum comes back with total; one forum by short name; unknown 404', async () => {

@@ -321,7 +321,14 @@ export const POST_IDS = {
   anonymous: 3000004,
 } as const;
 
-export const GALLERY_IDS = { fixtureFirst: 25220, owner: 30001 } as const;
+export const GALLERY_IDS = {
+  fixtureFirst: 25220,
+  owner: 30001,
+  /** Hostile title, spoiler warning and description (mentions, Markdown, huge), a safe cover. */
+  hostile: 30002,
+  /** A suggestive cover: its words are withheld outside age-restricted channels. */
+  spicy: 30003,
+} as const;
 export const PROFILE_IDS = { owner: OWNER.id, other: OTHER_USER.id, fixture: 216494 } as const;
 
 const HOSTILE_DESCRIPTION =
@@ -1434,6 +1441,26 @@ function buildGalleries(): GalleryRecord[] {
     userId: OWNER.id,
     // Gallery order differs from id order on purpose (sf=gallery_id:N sorts by position).
     imageIds: [IDS.littlepip, IDS.safe, IDS.multiCredit, IDS.animatedGif, 1010, 1005],
+  });
+  galleries.push({
+    id: GALLERY_IDS.hostile,
+    title: `@everyone **Hostile** <@123> [gallery](https://evil.example) ${'y'.repeat(400)}`,
+    description: HOSTILE_DESCRIPTION,
+    spoilerWarning: '@here <@&456> **warning**',
+    thumbnailId: IDS.safe,
+    user: '@everyone',
+    userId: OTHER_USER.id,
+    imageIds: [IDS.safe, IDS.multiCredit],
+  });
+  galleries.push({
+    id: GALLERY_IDS.spicy,
+    title: 'Spicy secret collection',
+    description: 'Spicy words about spicy pictures.',
+    spoilerWarning: 'Spicy warning',
+    thumbnailId: IDS.suggestive,
+    user: OTHER_USER.name,
+    userId: OTHER_USER.id,
+    imageIds: [IDS.suggestive, IDS.safe],
   });
   return galleries;
 }

@@ -565,16 +565,21 @@ export const postSearchSchema: SearchSchema<PostRecord> = {
   },
 };
 
+/**
+ * The gallery search as the board reads it (Philomena `galleries/query.ex`): `title` is a literal field
+ * and the default one, so a bare word matches a whole title (any case) and `title:*word*` one that holds
+ * it; `description` is an ngram field (read here word by word); no `spoiler_warning` field.
+ */
 export const gallerySearchSchema: SearchSchema<GalleryRecord> = {
   defaultField: 'title',
   fields: {
-    title: 'text',
+    title: 'literal',
     description: 'text',
-    spoiler_warning: 'text',
     user: 'literal',
     creator: 'literal',
     id: 'int',
     user_id: 'int',
+    creator_id: 'int',
     image_ids: 'int',
     image_count: 'int',
   },
@@ -584,14 +589,13 @@ export const gallerySearchSchema: SearchSchema<GalleryRecord> = {
         return [g.title];
       case 'description':
         return [g.description];
-      case 'spoiler_warning':
-        return [g.spoilerWarning];
       case 'user':
       case 'creator':
         return [g.user];
       case 'id':
         return [g.id];
       case 'user_id':
+      case 'creator_id':
         return [g.userId];
       case 'image_ids':
         return g.imageIds;
