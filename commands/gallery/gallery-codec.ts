@@ -77,8 +77,8 @@ export const galleryPickCodec = buttonCodec<'pick', { readonly site: string }>({
 });
 
 /**
- * The list's select: the chosen gallery opens in place for the member who searched, and as a private
- * answer of their own for anyone else. The form chosen (grid, private) goes with it.
+ * The list's select: the chosen gallery opens for the member who searched (in place, or beside a list
+ * asked as a grid), and as a private answer of their own for anyone else. The form chosen goes with it.
  */
 export interface ListChoice {
   readonly site: string;

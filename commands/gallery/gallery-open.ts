@@ -14,7 +14,7 @@ import type { Site } from '../../src/philomena/sites.js';
 import { escapeInline, neutraliseMentions, truncate, truncateMarkdown } from '../../src/render/index.js';
 import { siteCode } from '../../src/discord/custom-id.js';
 import type { CommandContext } from '../shared/context.js';
-import { pagingRows, renderImagePage } from '../shared/image-paging.js';
+import { pagingRows, readPage, renderImagePage, type ImageSearch } from '../shared/image-paging.js';
 import { boardFor } from '../shared/member-board.js';
 import { galleryById, galleryWords, judgeGallery } from '../shared/page-cards.js';
 import { sayIn } from '../shared/say.js';
@@ -55,7 +55,15 @@ export async function openGallery(
   // Read as the member asks (their own account where it decides for them), as a /search is.
   const { client, view } = await boardFor(context, context.view.forSite(at.site));
   const say = sayIn(view.locale);
-  const gallery = options.gallery ?? (await galleryById(client, at.galleryId, view));
+  const search: ImageSearch = {
+    query: `gallery_id:${at.galleryId}`,
+    order: { sf: `gallery_id:${at.galleryId}`, sd: 'desc' },
+  };
+  // The page's window before the cover: a cover in it is then seeded in the cache and costs no call.
+  const [gallery] = await Promise.all([
+    options.gallery ?? galleryById(client, at.galleryId, view),
+    readPage(search, at, view, context, client),
+  ]);
   const judged = await judgeGallery(client, gallery, view, context.logger);
   const words = galleryWords(judged, view, say);
   const title = say('gallery.open.heading', {
@@ -66,33 +74,27 @@ export async function openGallery(
   });
   const heading = truncateMarkdown([title, ...words.lines].join('\n'), HEADING_MAX);
   const id = gallery.id;
-  const rendered = await renderImagePage(
-    { query: `gallery_id:${id}`, order: { sf: `gallery_id:${id}`, sd: 'desc' } },
-    at.site,
-    at,
-    context,
-    {
-      client,
-      view,
-      say,
-      ...(options.form === undefined ? {} : { form: options.form }),
-      content: heading,
-      // The grid's heading holds the title line only: its tiles need the room.
-      heading: (range) => `${title}\n${say('gallery.grid.range', range)}`,
-      nav: (page, pages) => {
-        if (!options.withButtons) return [];
-        const next: GalleryPage = {
-          ...at,
-          galleryId: id,
-          page,
-          total: pages,
-          issuedAt: context.now(),
-        };
-        return pagingRows(next, (action) => encodeGalleryButton(action, next), say);
-      },
-      pickId: galleryPickCodec.encode('pick', { site: siteCode(at.site) }),
+  const rendered = await renderImagePage(search, at.site, at, context, {
+    client,
+    view,
+    say,
+    ...(options.form === undefined ? {} : { form: options.form }),
+    content: heading,
+    // The grid's heading holds the title line only: its tiles need the room.
+    heading: (range) => `${title}\n${say('gallery.grid.range', range)}`,
+    nav: (page, pages) => {
+      if (!options.withButtons) return [];
+      const next: GalleryPage = {
+        ...at,
+        galleryId: id,
+        page,
+        total: pages,
+        issuedAt: context.now(),
+      };
+      return pagingRows(next, (action) => encodeGalleryButton(action, next), say);
     },
-  );
+    pickId: galleryPickCodec.encode('pick', { site: siteCode(at.site) }),
+  });
   if (rendered !== undefined) return { kind: 'page', body: rendered.body };
   const why = say(view.ageRestricted ? 'gallery.empty' : 'gallery.empty.safe-only');
   return { kind: 'empty', text: `${heading}\n${why}` };

@@ -157,13 +157,19 @@ function galleryButtons(random: () => number = Math.random): Record<string, Butt
 }
 
 /**
- * The list's select opens the chosen gallery: in place for the member who searched, as a private answer
- * of their own (which they page) for anyone else. A grid's picker shows one image's card privately.
+ * The list's select opens the chosen gallery: in place for the member who searched (a grid beside the
+ * list), as a private answer of their own (which they page) for anyone else. A grid's picker shows one image's card privately.
  */
 function gallerySelects(): Record<string, SelectHandler> {
   const open: SelectHandler = {
-    defer: (interaction, args) =>
-      galleryListCodec.decode(args)?.owner === interaction.user.id ? 'update' : 'ephemeral',
+    defer(interaction, args) {
+      const choice = galleryListCodec.decode(args);
+      if (choice?.owner !== interaction.user.id) return 'ephemeral';
+      // The list is an embed message, and Discord does not turn one into Components V2 (a grid): a grid
+      // opens as a new answer beside the list.
+      if (choice.grid) return choice.private ? 'ephemeral' : 'public';
+      return 'update';
+    },
     async run(interaction, args, context: CommandContext) {
       const choice = galleryListCodec.decodeWithSite(args, context.sites.all, context.sites.defaultSite);
       const id = z.coerce.number().int().positive().safeParse(interaction.values[0]);
@@ -182,7 +188,9 @@ function gallerySelects(): Record<string, SelectHandler> {
             owner: interaction.user.id,
           },
           context,
-          mine ? { withButtons: true, form: formOfMessage(interaction.message) } : { withButtons: true },
+          mine && !choice.grid
+            ? { withButtons: true, form: formOfMessage(interaction.message) }
+            : { withButtons: true },
         ),
       );
     },

@@ -118,6 +118,21 @@ async function pageResults(
   return { items, total: window.total, page };
 }
 
+/**
+ * Reads page `at` (its window, through the response cache) without drawing it: a caller that needs the
+ * window's images in the cache first (a gallery's cover is often one of them) reads it before the page,
+ * which then finds it cached.
+ */
+export async function readPage(
+  search: ImageSearch,
+  at: PagePosition,
+  view: View,
+  context: CommandContext,
+  client: PhilomenaClient,
+): Promise<void> {
+  await pageResults(windowReader(search, at.grid, view, context, client), at);
+}
+
 export type PagingAction = 'prev' | 'next' | 'rand' | 'pub';
 
 /** The page a button leads to, from `page` of `total`; Random picks another page uniformly. */

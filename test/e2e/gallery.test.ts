@@ -135,6 +135,18 @@ describe('/gallery query', () => {
     expect(customIds(opened).some((c) => c.startsWith('gal:next:'))).toBe(true);
   });
 
+  it('GIVEN a list asked as a grid THEN the chosen gallery opens as a grid beside the list (an embed cannot become one)', async () => {
+    const list = await gallery({ query: `id.gte:${OWNER}`, view: 'grid' }, 'ageRestricted');
+    const opened = await h.discord
+      .sendSelect({ message: list, customId: button(list, 'gal:open:'), values: [String(OWNER)] })
+      .finalReply();
+    expect(opened.id).not.toBe(list.id);
+    expect(opened.flags & MessageFlags.Ephemeral).toBe(0);
+    expect(isComponentsV2(opened)).toBe(true);
+    expect(textOf(opened)).toContain('Bot owner favourites');
+    expect(customIds(opened).some((c) => c.startsWith('gal:pick:'))).toBe(true);
+  });
+
   it('GIVEN a query the board refuses THEN its own error in plain words', async () => {
     const note = await errorNote(send({ query: '(title:best' }));
     expect(note).toMatch(/^The site did not understand that search: \S/);
@@ -143,6 +155,7 @@ describe('/gallery query', () => {
   it('GIVEN neither query nor id THEN a short private note', async () => {
     expect(await errorNote(send({}))).toBe('Give words to search galleries for, or a gallery number.');
     expect(await errorNote(send({ id: 'not a gallery' }))).toMatch(/^Give a gallery number/);
+    expect(await errorNote(send({ id: '99999999' }))).toMatch(/Not found/);
   });
 });
 
