@@ -19,6 +19,8 @@ import { createFeedCommand, type FeedCommandOptions } from './feed/feed.js';
 import { createFeedStore } from './feed/feed-store.js';
 import { createFeedPoller, type PollEvent } from './feed/poller.js';
 import { galleryCommand } from './gallery/gallery.js';
+import { commentsCommand } from './comments/comments.js';
+import { forumCommand } from './forum/forum.js';
 import { imageCommand } from './image/image.js';
 import { createMeCommand } from './me/me.js';
 import { createMemberSettings, type MemberSettings } from './me/member-settings.js';
@@ -69,6 +71,8 @@ export function allCommands(
     imageCommand,
     searchCommand,
     galleryCommand,
+    commentsCommand,
+    forumCommand,
     tagCommand,
     reverseCommand,
     findSourceCommand,

@@ -69,6 +69,7 @@ export const USER_ERROR_IDS = [
   'feed.unknown-subcommand',
   'image.bad-id',
   'gallery.bad-id',
+  'forum.unknown',
   'gallery.no-input',
   'me.unavailable.read',
   'me.unavailable.write',

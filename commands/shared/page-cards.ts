@@ -17,7 +17,7 @@ import type { APIEmbed } from 'discord.js';
 import { isPhilomenaError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { PhilomenaClient } from '../../src/philomena/client/types.js';
-import type { Gallery, Image, Tag } from '../../src/philomena/schemas.js';
+import type { Comment, Gallery, Image, Post, Tag } from '../../src/philomena/schemas.js';
 import { quoteTag, tagNameOfSlug } from '../../src/philomena/tags.js';
 import { NotFoundError } from '../../src/philomena/errors.js';
 import {
@@ -154,8 +154,21 @@ export async function commentCards(
   view: View,
   logger: Logger,
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
+  return commentCardsOf(client, await client.comment(commentId), view, logger);
+}
+
+/**
+ * {@link commentCards} of a comment already read (a comment search's result); `footer` under its excerpt
+ * (a result's position).
+ */
+export async function commentCardsOf(
+  client: PhilomenaClient,
+  comment: Comment,
+  view: View,
+  logger: Logger,
+  footer?: string,
+): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
   const say = sayIn(view.locale);
-  const comment = await client.comment(commentId);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
   // Words about an image a spoiler rule covers stay out too: the picture is behind a spoiler.
   const shown = wordsAboutImageMayShow(card.gate) && card.ruleNotice === undefined;
@@ -174,6 +187,7 @@ export async function commentCards(
     ]
       .filter((line) => line !== '')
       .join('\n'),
+    ...(footer === undefined ? {} : { footer: { text: footer } }),
   };
   return { embeds: [embed], image: card, imageId: fetched.image.id };
 }
@@ -230,6 +244,36 @@ export async function topicCard(
     title,
     url: base,
     description: words ? facts.join(' · ') : `${facts.join(' · ')}\n${withheld}`,
+  };
+}
+
+/**
+ * A post found by the post search, whose answer names neither its forum nor its topic: titled by its
+ * author and, where the search was narrowed to one, the forum; linked to the board's post search for its
+ * id (the page that finds it). Its words as {@link topicCard}'s: only in age-restricted channels.
+ */
+export function postCard(
+  post: Post,
+  view: View,
+  options: { readonly forum?: string; readonly footer?: string } = {},
+): APIEmbed {
+  const say = sayIn(view.locale);
+  const author = post.author ?? say('image.page.anonymous');
+  const title =
+    options.forum === undefined
+      ? say('forum.post.title', { author })
+      : say('forum.post.title.in', { author, forum: options.forum });
+  const words = unratedMayShow(view.ageRestricted);
+  return {
+    title: truncate(neutraliseMentions(title), 256),
+    url: `${view.site.baseUrl}/posts?pq=${encodeURIComponent(`id:${post.id}`)}`,
+    description: [
+      words ? excerpt(post.body, view, say) : say('image.page.forum.withheld'),
+      when(post.created_at),
+    ]
+      .filter((line) => line !== '')
+      .join('\n'),
+    ...(options.footer === undefined ? {} : { footer: { text: options.footer } }),
   };
 }
 

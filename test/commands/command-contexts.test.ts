@@ -18,6 +18,8 @@ describe('command contexts', () => {
       'image',
       'search',
       'gallery',
+      'comments',
+      'forum',
       'tag',
       'reverse',
       'featured',

@@ -17,10 +17,12 @@ describe('npm run deploy-commands', () => {
       DISCORD_GUILD_ID: discord.guild.id,
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Registered 13 commands for server ${discord.guild.id}`);
+    expect(result.stdout).toContain(`Registered 15 commands for server ${discord.guild.id}`);
     expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('search');
     expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('me');
     expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('gallery');
+    expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('comments');
+    expect(discord.registeredCommands(discord.guild.id).map((c) => c.name)).toContain('forum');
     expect(discord.registeredCommands()).toEqual([]);
     expect(discord.violations).toEqual([]);
   }, 30_000);

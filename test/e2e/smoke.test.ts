@@ -24,6 +24,8 @@ describe('smoke', () => {
         'featured',
         'feed',
         'gallery',
+        'comments',
+        'forum',
         'image',
         'me',
         'reverse',

@@ -74,6 +74,7 @@ export type { Fault, FaultRule } from './faults.js';
 export type { AntiBotLayer, AntiBotTimings } from './anti-bot.js';
 export { REAL_ANTI_BOT_TIMINGS } from './anti-bot.js';
 export type { ImagePatch, NewImage } from './runtime-images.js';
+export type { NewComment, NewPost } from './runtime-words.js';
 export type { AccountState, CreatedAccount, NewAccount, NewFilter } from './accounts.js';
 export type { UploadRules } from './upload-rules.js';
 export {

@@ -48,6 +48,7 @@ import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerTagRoutes } from './routes/tags.js';
 import { addImage, updateImage, type ImagePatch, type NewImage } from './runtime-images.js';
+import { addComment, addPost, type NewComment, type NewPost } from './runtime-words.js';
 import { DEFAULT_UPLOAD_RULES, type UploadRules } from './upload-rules.js';
 
 export interface FakePhilomenaOptions {
@@ -88,6 +89,9 @@ export interface FakePhilomena {
    * searchable, answers at /images/:id and its files are served (once thumbnails exist). Returns its id.
    */
   addImage(spec: NewImage): number;
+  /** Adds a comment or a forum post (runtime-words.ts); returns its id. */
+  addComment(spec: NewComment): number;
+  addPost(spec: NewPost): number;
   /** Changes an image (thumbnails generated, re-tagging, description); throws for an unknown id. */
   updateImage(id: number, patch: ImagePatch): void;
   /**
@@ -351,6 +355,8 @@ export async function startFakePhilomena(options: FakePhilomenaOptions = {}): Pr
       board.data.featuredId = id;
     },
     addImage: (spec) => addImage(board, spec),
+    addComment: (spec) => addComment(board, spec),
+    addPost: (spec) => addPost(board, spec),
     addAccount: (spec) => addAccount(board, spec),
     updateAccount: (key, patch) => {
       updateAccount(board, key, patch);
