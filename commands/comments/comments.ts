@@ -6,10 +6,11 @@
  * rating rule; where that image may not show in full here, the comment is listed without its excerpt.
  */
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
+import { isPhilomenaError } from '../../src/errors.js';
 import type { Comment } from '../../src/philomena/schemas.js';
 import type { Incoming } from '../../src/discord/contract.js';
 import { type Command, LOOKUP_CONTEXTS, LOOKUP_INSTALLS } from '../shared/context.js';
-import { commentCardsOf } from '../shared/page-cards.js';
+import { commentCardsOf, commentEmbed } from '../shared/page-cards.js';
 import {
   firstTextPage,
   textPageCodec,
@@ -26,8 +27,15 @@ export const commentSearch: TextSearchKind<Comment> = {
   codec: textPageCodec('cmt'),
   search: (client, state, page, perPage) => client.searchComments({ q: state.query, page, perPage }),
   async draw(comment, _state, position, client, view, context) {
-    const found = await commentCardsOf(client, comment, view, context.logger, position);
-    return [...found.embeds, found.image.embed];
+    try {
+      const found = await commentCardsOf(client, comment, view, context.logger, position);
+      return [...found.embeds, found.image.embed];
+    } catch (error) {
+      // An image the board no longer serves fails closed for its comment alone, not for the whole page.
+      if (!isPhilomenaError(error)) throw error;
+      context.logger.info({ err: error, comment: comment.id }, "a comment's image could not be read");
+      return [commentEmbed(comment, view, false, position)];
+    }
   },
   goneKey: 'comments.gone',
   expiredKey: 'comments.expired',

@@ -168,11 +168,20 @@ export async function commentCardsOf(
   logger: Logger,
   footer?: string,
 ): Promise<{ readonly embeds: APIEmbed[]; readonly image: ImageCard; readonly imageId: number }> {
-  const say = sayIn(view.locale);
   const { card, fetched } = await showImage(client, comment.image_id, view, logger);
   // Words about an image a spoiler rule covers stay out too: the picture is behind a spoiler.
   const shown = wordsAboutImageMayShow(card.gate) && card.ruleNotice === undefined;
-  const embed: APIEmbed = {
+  return { embeds: [commentEmbed(comment, view, shown, footer)], image: card, imageId: fetched.image.id };
+}
+
+/**
+ * A comment's embed: its author, image and link, time, and its excerpt when `shown` (else a line saying
+ * it shows only where its image does). A comment whose image cannot be read is drawn with `shown` false:
+ * its words are judged by a picture nobody can see.
+ */
+export function commentEmbed(comment: Comment, view: View, shown: boolean, footer?: string): APIEmbed {
+  const say = sayIn(view.locale);
+  return {
     title: truncate(
       say('image.page.comment.title', {
         author: neutraliseMentions(comment.author),
@@ -189,7 +198,6 @@ export async function commentCardsOf(
       .join('\n'),
     ...(footer === undefined ? {} : { footer: { text: footer } }),
   };
-  return { embeds: [embed], image: card, imageId: fetched.image.id };
 }
 
 /**

@@ -158,6 +158,16 @@ describe('/comments', () => {
     expect(h.discord.violations).toEqual([]);
   });
 
+  it('GIVEN a comment whose image the board does not serve THEN that comment is listed without its excerpt or a card, and the page still answers', async () => {
+    const id = h.booru.addComment({ imageId: 987_654, body: 'Words about a missing picture' });
+    for (const channel of ['plain', 'ageRestricted'] as const) {
+      const reply = await comments({ query: `id:${id}` }, channel);
+      expect(reply.embeds, channel).toHaveLength(1);
+      expect(allText(reply), channel).not.toContain('missing picture');
+      expect(allText(reply), channel).toContain(`#comment_${id}`);
+    }
+  });
+
   it('GIVEN a private answer THEN Post publicly posts the comment without buttons, and only the searcher pages', async () => {
     const own = await comments({ query: BY_OWNER, private: true });
     expect(own.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
