@@ -7,9 +7,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import type { ChannelTarget, InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import { COMMENT_IDS, IDS, type RecordedRequest } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
+import { commandRuns, componentId } from '../support/command-runs.js';
 import { customIds, footerText } from '../support/messages.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
@@ -24,36 +25,7 @@ afterEach(() => {
   expectNoDiscordProblems(h.discord);
 });
 
-const IN_BOT_SERVER = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'];
-
-function send(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): InteractionHandle {
-  return h.discord.sendCommand({
-    name: 'comments',
-    options,
-    channel,
-    ...(userId === undefined ? {} : { userId }),
-    ...(typeof channel === 'string' && IN_BOT_SERVER.includes(channel) ? {} : { install: 'user' as const }),
-  });
-}
-
-function comments(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): Promise<RecordedMessage> {
-  return send(options, channel, userId).finalReply();
-}
-
-async function errorNote(handle: InteractionHandle): Promise<string> {
-  await handle.acknowledged;
-  const note = await h.discord.waitFor(() => handle.followUps()[0], 15_000);
-  expect(note.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
-  return note.content;
-}
+const { send, run: comments, errorNote } = commandRuns(() => h, 'comments');
 
 function allText(message: RecordedMessage): string {
   return [message.content, JSON.stringify(message.embeds)].join('\n');
@@ -61,12 +33,6 @@ function allText(message: RecordedMessage): string {
 
 function asked(mark: number): RecordedRequest[] {
   return h.booru.requests.slice(mark).filter((r) => r.path.endsWith('/search/comments'));
-}
-
-function button(message: RecordedMessage, prefix: string): string {
-  const id = customIds(message).find((c) => c.startsWith(prefix));
-  expect(id, `a ${prefix} component on the message`).toBeDefined();
-  return id ?? '';
 }
 
 function commentUrl(message: RecordedMessage): string {
@@ -108,7 +74,9 @@ describe('/comments', () => {
     let page = first;
     const paging = h.booru.requests.length;
     for (let i = 1; i < expected.length; i += 1) {
-      page = await h.discord.sendButton({ customId: button(page, 'cmt:next:'), message: page }).finalReply();
+      page = await h.discord
+        .sendButton({ customId: componentId(page, 'cmt:next:'), message: page })
+        .finalReply();
       expect(page.id).toBe(first.id);
       seen.push(Number(/#comment_(\d+)/.exec(commentUrl(page))?.[1]));
     }
@@ -172,14 +140,14 @@ describe('/comments', () => {
     const own = await comments({ query: BY_OWNER, private: true });
     expect(own.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
     const posted = await h.discord
-      .sendButton({ customId: button(own, 'cmt:pub:'), message: own })
+      .sendButton({ customId: componentId(own, 'cmt:pub:'), message: own })
       .finalReply();
     expect(posted.id).not.toBe(own.id);
     expect(customIds(posted).filter((c) => c.startsWith('cmt:'))).toEqual([]);
     const open = await comments({ query: BY_OWNER });
     const other = await h.discord
       .sendButton({
-        customId: button(open, 'cmt:next:'),
+        customId: componentId(open, 'cmt:next:'),
         message: open,
         userId: h.discord.guild.otherMemberId,
       })

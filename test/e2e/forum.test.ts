@@ -6,11 +6,11 @@
  * nobody and stays within limits; the board's refusal in plain words.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MessageFlags } from 'discord.js';
-import type { ChannelTarget, InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import { FORUM, type RecordedRequest } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
-import { customIds, footerText } from '../support/messages.js';
+import { commandRuns, componentId } from '../support/command-runs.js';
+import { footerText } from '../support/messages.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -24,36 +24,7 @@ afterEach(() => {
   expectNoDiscordProblems(h.discord);
 });
 
-const IN_BOT_SERVER = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'];
-
-function send(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): InteractionHandle {
-  return h.discord.sendCommand({
-    name: 'forum',
-    options,
-    channel,
-    ...(userId === undefined ? {} : { userId }),
-    ...(typeof channel === 'string' && IN_BOT_SERVER.includes(channel) ? {} : { install: 'user' as const }),
-  });
-}
-
-function forum(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): Promise<RecordedMessage> {
-  return send(options, channel, userId).finalReply();
-}
-
-async function errorNote(handle: InteractionHandle): Promise<string> {
-  await handle.acknowledged;
-  const note = await h.discord.waitFor(() => handle.followUps()[0], 15_000);
-  expect(note.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
-  return note.content;
-}
+const { send, run: forum, errorNote } = commandRuns(() => h, 'forum');
 
 function allText(message: RecordedMessage): string {
   return [message.content, JSON.stringify(message.embeds)].join('\n');
@@ -61,12 +32,6 @@ function allText(message: RecordedMessage): string {
 
 function asked(mark: number): RecordedRequest[] {
   return h.booru.requests.slice(mark).filter((r) => r.path.endsWith('/search/posts'));
-}
-
-function button(message: RecordedMessage, prefix: string): string {
-  const id = customIds(message).find((c) => c.startsWith(prefix));
-  expect(id, `a ${prefix} component on the message`).toBeDefined();
-  return id ?? '';
 }
 
 function postIdOf(message: RecordedMessage): number {
@@ -99,12 +64,16 @@ describe('/forum', () => {
     let page = first;
     const paging = h.booru.requests.length;
     for (let i = 1; i < 5; i += 1) {
-      page = await h.discord.sendButton({ customId: button(page, 'frm:next:'), message: page }).finalReply();
+      page = await h.discord
+        .sendButton({ customId: componentId(page, 'frm:next:'), message: page })
+        .finalReply();
       expect(page.id).toBe(first.id);
       seen.push(postIdOf(page));
     }
     expect(seen).toEqual(expected.slice(0, 5));
-    page = await h.discord.sendButton({ customId: button(page, 'frm:rand:'), message: page }).finalReply();
+    page = await h.discord
+      .sendButton({ customId: componentId(page, 'frm:rand:'), message: page })
+      .finalReply();
     expect(expected).toContain(postIdOf(page));
     expect(asked(paging)).toHaveLength(0);
   });
@@ -194,7 +163,7 @@ describe('/forum', () => {
     const first = await forum({ query: 'thread', forum: FORUM.dis });
     const other = await h.discord
       .sendButton({
-        customId: button(first, 'frm:next:'),
+        customId: componentId(first, 'frm:next:'),
         message: first,
         userId: h.discord.guild.otherMemberId,
       })

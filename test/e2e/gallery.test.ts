@@ -6,10 +6,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import type { ChannelTarget, InteractionHandle, RecordedMessage } from '../fakes/discord/index.js';
+import type { RecordedMessage } from '../fakes/discord/index.js';
 import { isComponentsV2, textOf } from '../fakes/discord/v2.js';
 import { GALLERY_IDS, type RecordedRequest } from '../fakes/philomena/index.js';
 import { expectNoDiscordProblems } from '../support/checks.js';
+import { commandRuns, componentId } from '../support/command-runs.js';
 import { cardUrl, customIds, footerText } from '../support/messages.js';
 import { ROOMY_BUDGET, startHarness, type Harness } from '../support/harness.js';
 
@@ -24,38 +25,9 @@ afterEach(() => {
   expectNoDiscordProblems(h.discord);
 });
 
+const { send, run: gallery, errorNote } = commandRuns(() => h, 'gallery');
+
 const OWNER = GALLERY_IDS.owner;
-
-function send(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): InteractionHandle {
-  const inBotServer = ['plain', 'ageRestricted', 'threadInPlain', 'threadInAgeRestricted', 'dm'];
-  return h.discord.sendCommand({
-    name: 'gallery',
-    options,
-    channel,
-    ...(userId === undefined ? {} : { userId }),
-    ...(typeof channel === 'string' && inBotServer.includes(channel) ? {} : { install: 'user' as const }),
-  });
-}
-
-function gallery(
-  options: Readonly<Record<string, string | boolean>>,
-  channel: ChannelTarget = 'plain',
-  userId?: string,
-): Promise<RecordedMessage> {
-  return send(options, channel, userId).finalReply();
-}
-
-/** The private error note a command's answer became. */
-async function errorNote(handle: InteractionHandle): Promise<string> {
-  await handle.acknowledged;
-  const note = await h.discord.waitFor(() => handle.followUps()[0], 15_000);
-  expect(note.flags & MessageFlags.Ephemeral).toBe(MessageFlags.Ephemeral);
-  return note.content;
-}
 
 /** Everything a member reads of the message: its content, embeds and Components V2 text. */
 function allText(message: RecordedMessage): string {
@@ -77,12 +49,6 @@ async function boardOrder(galleryId: number, safeOnly: boolean): Promise<number[
   const response = await fetch(`${h.booru.url}/api/v1/json/search/images?${params.toString()}`);
   const body = (await response.json()) as { images: { id: number }[] };
   return body.images.map((image) => image.id);
-}
-
-function button(message: RecordedMessage, prefix: string): string {
-  const id = customIds(message).find((c) => c.startsWith(prefix));
-  expect(id, `a ${prefix} component on the message`).toBeDefined();
-  return id ?? '';
 }
 
 function imageIdOf(message: RecordedMessage): number {
@@ -115,7 +81,7 @@ describe('/gallery query', () => {
 
   it('GIVEN the list’s select THEN the chosen gallery opens in place for the searcher, and privately for anyone else', async () => {
     const list = await gallery({ query: `id.gte:${OWNER}` });
-    const select = button(list, 'gal:open:');
+    const select = componentId(list, 'gal:open:');
     const other = await h.discord
       .sendSelect({
         message: list,
@@ -138,7 +104,7 @@ describe('/gallery query', () => {
   it('GIVEN a list asked as a grid THEN the chosen gallery opens as a grid beside the list (an embed cannot become one)', async () => {
     const list = await gallery({ query: `id.gte:${OWNER}`, view: 'grid' }, 'ageRestricted');
     const opened = await h.discord
-      .sendSelect({ message: list, customId: button(list, 'gal:open:'), values: [String(OWNER)] })
+      .sendSelect({ message: list, customId: componentId(list, 'gal:open:'), values: [String(OWNER)] })
       .finalReply();
     expect(opened.id).not.toBe(list.id);
     expect(opened.flags & MessageFlags.Ephemeral).toBe(0);
@@ -173,7 +139,9 @@ describe('an open gallery', () => {
     let page = first;
     const paging = h.booru.requests.length;
     for (let i = 1; i < expected.length; i += 1) {
-      page = await h.discord.sendButton({ customId: button(page, 'gal:next:'), message: page }).finalReply();
+      page = await h.discord
+        .sendButton({ customId: componentId(page, 'gal:next:'), message: page })
+        .finalReply();
       expect(page.id).toBe(first.id);
       seen.push(imageIdOf(page));
     }
@@ -189,7 +157,7 @@ describe('an open gallery', () => {
     expect(isComponentsV2(grid)).toBe(true);
     expect(textOf(grid)).toContain('Bot owner favourites');
     expect(textOf(grid)).toContain(`1–${expected.length} of ${expected.length}`);
-    const pick = button(grid, 'gal:pick:');
+    const pick = componentId(grid, 'gal:pick:');
     const options = JSON.stringify(grid.components);
     const values = [...options.matchAll(/"value":"(\d+)"/g)].map((m) => Number(m[1]));
     expect(values).toEqual(expected);
@@ -202,7 +170,7 @@ describe('an open gallery', () => {
   it('GIVEN a gallery answered privately THEN Post publicly posts the page without buttons', async () => {
     const own = await gallery({ id: String(OWNER), private: true });
     const posted = await h.discord
-      .sendButton({ customId: button(own, 'gal:pub:'), message: own })
+      .sendButton({ customId: componentId(own, 'gal:pub:'), message: own })
       .finalReply();
     expect(posted.id).not.toBe(own.id);
     expect(customIds(posted).filter((c) => c.startsWith('gal:'))).toEqual([]);
@@ -213,7 +181,7 @@ describe('an open gallery', () => {
     const first = await gallery({ id: String(OWNER) });
     const other = await h.discord
       .sendButton({
-        customId: button(first, 'gal:next:'),
+        customId: componentId(first, 'gal:next:'),
         message: first,
         userId: h.discord.guild.otherMemberId,
       })
