@@ -26,6 +26,9 @@ export interface GalleryTarget {
   readonly galleryId: number;
 }
 
+/** The largest id a gallery's buttons carry back (12 digits: custom-id.ts counts). */
+const MAX_GALLERY_ID = 10 ** 12 - 1;
+
 /** A bare number (`123`, `#123`) on `viewSite`, or the first gallery link in `text`; else undefined. */
 export function parseGalleryInput(
   text: string,
@@ -33,11 +36,14 @@ export function parseGalleryInput(
   viewSite: Site,
 ): GalleryTarget | undefined {
   const trimmed = text.trim();
-  const bare = /^#?(\d{1,15})$/.exec(trimmed);
+  // At most 12 digits: what a button can carry back (custom-id.ts counts); the board has far fewer galleries.
+  const bare = /^#?(\d{1,12})$/.exec(trimmed);
   if (bare?.[1] !== undefined) {
     const galleryId = Number(bare[1]);
     return galleryId > 0 ? { site: viewSite, galleryId } : undefined;
   }
   const link = sites.recognisePages(trimmed).find((page) => page.kind === 'gallery');
-  return link?.kind === 'gallery' ? { site: link.site, galleryId: link.galleryId } : undefined;
+  return link?.kind === 'gallery' && link.galleryId <= MAX_GALLERY_ID
+    ? { site: link.site, galleryId: link.galleryId }
+    : undefined;
 }

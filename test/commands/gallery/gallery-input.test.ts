@@ -91,7 +91,7 @@ describe('gallery custom ids', () => {
     fc.assert(
       fc.property(
         fc.record({
-          galleryId: fc.integer({ min: 1, max: 10 ** 12 }),
+          galleryId: fc.integer({ min: 1, max: 10 ** 12 - 1 }),
           page: fc.integer({ min: 1, max: 10 ** 9 }),
           total: fc.integer({ min: 1, max: 10 ** 9 }),
           owner: fc.stringMatching(/^[1-9]\d{16,19}$/),
@@ -152,5 +152,18 @@ describe('targetPage', () => {
   it('GIVEN Previous on the first page and Next on the last THEN they stay', () => {
     expect(targetPage('prev', 1, 5, Math.random)).toBe(1);
     expect(targetPage('next', 5, 5, Math.random)).toBe(5);
+  });
+});
+
+describe('gallery ids past what a button carries', () => {
+  it('GIVEN a 13-digit id, bare or in a link THEN it is no gallery (its paging could not read it back)', () => {
+    expect(parseGalleryInput('1000000000000', sites, derpibooru)).toBeUndefined();
+    expect(
+      parseGalleryInput(`${derpibooru.baseUrl}/galleries/1000000000000`, sites, derpibooru),
+    ).toBeUndefined();
+    expect(parseGalleryInput('999999999999', sites, derpibooru)).toEqual({
+      site: derpibooru,
+      galleryId: 999999999999,
+    });
   });
 });
