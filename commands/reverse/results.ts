@@ -6,10 +6,10 @@ import { ButtonStyle, ComponentType, type APIButtonComponent } from 'discord.js'
 import { z } from 'zod';
 import { BOARD_UPLOAD_MAX_BYTES } from '../../src/philomena/client/index.js';
 import type { ReverseSearchInput } from '../../src/philomena/client/types.js';
-import type { Site } from '../../src/philomena/sites.js';
 import { messageReply, type Reply } from '../../src/discord/contract.js';
 import type { ButtonHandler, CommandContext } from '../shared/context.js';
 import { boardFor } from '../shared/member-board.js';
+import type { TextPage } from '../shared/text-search.js';
 import { buttonCodec, encodeTime, segment, siteCode } from '../../src/discord/custom-id.js';
 import {
   buttonRow,
@@ -39,14 +39,8 @@ export const REVERSE_MAX_BYTES = Math.min(25_000_000, BOARD_UPLOAD_MAX_BYTES);
 const RESULTS_LIMIT = 10;
 export const UPLOAD_TIMED_OUT_TEXT = 'Sending that picture to the site took too long. Try again.';
 
-interface ReversePage {
-  readonly site: Site;
-  readonly token: string;
-  readonly page: number;
-  readonly total: number;
-  readonly owner: string;
-  readonly issuedAt: number;
-}
+/** Where a member stands in the matches: a text search's page, always their own (never posted). */
+type ReversePage = Omit<TextPage, 'private'>;
 
 /** A results button's fields as its custom_id holds them (the match ids are in the store). */
 const reverseButton = buttonCodec<'prev' | 'next', ReverseButtonFields>({

@@ -155,6 +155,24 @@ const rawGuildUpdate = z.object({
   roles: z.array(rawRole).optional().catch(undefined),
 });
 const rawDispatch = z.object({ t: z.string(), d: z.unknown() });
+/** The dispatches that change what the facts hold (`apply`'s cases). */
+const KEPT: ReadonlySet<string> = new Set([
+  'READY',
+  'GUILD_CREATE',
+  'GUILD_UPDATE',
+  'GUILD_DELETE',
+  'CHANNEL_CREATE',
+  'CHANNEL_UPDATE',
+  'CHANNEL_DELETE',
+  'THREAD_CREATE',
+  'THREAD_UPDATE',
+  'THREAD_DELETE',
+  'THREAD_LIST_SYNC',
+  'GUILD_ROLE_CREATE',
+  'GUILD_ROLE_UPDATE',
+  'GUILD_ROLE_DELETE',
+  'GUILD_MEMBER_UPDATE',
+]);
 const anyObject = z.record(z.string(), z.unknown()).catch({});
 
 /** Locales are few: one string each, not one per server. */
@@ -280,6 +298,9 @@ export function createServerFacts(): ServerFacts {
   }
 
   function apply(packet: unknown): Applied {
+    // Every dispatch passes here, chat messages most of all: only the kinds kept are parsed.
+    const kind = typeof packet === 'object' && packet !== null && 't' in packet ? packet.t : undefined;
+    if (typeof kind !== 'string' || !KEPT.has(kind)) return undefined;
     const parsed = rawDispatch.safeParse(packet);
     if (!parsed.success) return undefined;
     const { t, d } = parsed.data;
